@@ -1,0 +1,142 @@
+/**
+ * The resolved configuration of one benchmark run. Every face (CLI flags, the Vitest DSL)
+ * builds one of these and calls `runBenchmark(config)`. All fields are validated and complete.
+ */
+
+/** `--backend` values the engine knows. */
+export type BackendName = 'vllm' | 'openai' | 'openai-chat'
+
+/** `--percentile-metrics` values, in Python's output order. */
+export type PercentileMetric =
+  | 'ttft'
+  | 'tpot'
+  | 'itl'
+  | 'e2el'
+  | 'client_queue_time'
+  | 'e2el_including_client_queue'
+
+export const PERCENTILE_METRICS: readonly PercentileMetric[] = [
+  'ttft',
+  'tpot',
+  'itl',
+  'e2el',
+  'client_queue_time',
+  'e2el_including_client_queue',
+]
+
+export interface ResolvedEndpoint {
+  backend: BackendName
+  /** Scheme, host and port, no trailing slash: `http://127.0.0.1:8000`. */
+  baseUrl: string
+  /** Path appended to `baseUrl`: `/v1/completions`. */
+  endpointPath: string
+  /** Model id; undefined means "ask `/v1/models`". */
+  model?: string
+  /** Sent as the request's `model` field instead of the model id. */
+  servedModelName?: string
+  /** `--header K=V` pairs, applied after `Authorization`. */
+  headers: Record<string, string>
+  /** Sent as `Authorization: Bearer <key>` (from `OPENAI_API_KEY` or the DSL). Never written out. */
+  apiKey?: string
+  /** Accept invalid TLS certificates. */
+  insecure: boolean
+}
+
+export interface TokenizerConfig {
+  /** HF id, local folder, path to tokenizer.json, or a tiktoken encoding name; undefined = the model id. */
+  id?: string
+  mode: string
+  trustRemoteCode: boolean
+  skipInit: boolean
+}
+
+export interface RangeRatio {
+  input: number
+  output: number
+}
+
+export interface RandomDatasetConfig {
+  kind: 'random'
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+  rangeRatio: RangeRatio
+  batchSize: number
+  /** Send token-id arrays instead of text. */
+  promptTokenIds: boolean
+}
+
+export type DatasetConfig = RandomDatasetConfig
+
+export interface RampUpConfig {
+  strategy: 'linear' | 'exponential'
+  startRps: number
+  endRps: number
+}
+
+export interface LoadConfig {
+  /** Requests per second; `Infinity` sends every request at t=0. */
+  requestRate: number
+  /** Gamma shape; 1 is Poisson, `Infinity` is a constant rate. */
+  burstiness: number
+  maxConcurrency?: number
+  rampUp?: RampUpConfig
+}
+
+export interface SamplingParams {
+  temperature?: number
+  top_p?: number
+  top_k?: number
+  min_p?: number
+  frequency_penalty?: number
+  presence_penalty?: number
+  repetition_penalty?: number
+}
+
+export interface RequestOptions {
+  ignoreEos: boolean
+  logprobs?: number
+  sampling: SamplingParams
+  /** `--extra-body`, merged over the sampling params. */
+  extraBody: Record<string, unknown>
+  /** Request ids are `${requestIdPrefix}${index}`. */
+  requestIdPrefix: string
+  /** Per-request timeout in seconds; undefined = none (Python: 6 h). */
+  timeoutS?: number
+}
+
+/** `--goodput` SLOs, milliseconds. */
+export interface GoodputConfig {
+  ttft?: number
+  tpot?: number
+  e2el?: number
+}
+
+export interface OutputConfig {
+  saveResult: boolean
+  saveDetailed: boolean
+  appendResult: boolean
+  resultDir?: string
+  resultFilename?: string
+}
+
+export interface BenchConfig {
+  endpoint: ResolvedEndpoint
+  tokenizer: TokenizerConfig
+  dataset: DatasetConfig
+  numPrompts: number
+  seed: number
+  load: LoadConfig
+  request: RequestOptions
+  numWarmups: number
+  /** 0 skips the ready check. */
+  readyCheckTimeoutS: number
+  percentileMetrics: PercentileMetric[]
+  metricPercentiles: number[]
+  goodput?: GoodputConfig
+  label?: string
+  /** `--metadata K=V`, in order, written as top-level string keys. */
+  metadata: Array<[string, string]>
+  output: OutputConfig
+  disableTqdm: boolean
+}

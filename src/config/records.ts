@@ -1,0 +1,44 @@
+/** Plain data shapes that flow between the pipeline stages. */
+
+/** One request a dataset produced. Python's `SampleRequest`. */
+export interface SampleRequest {
+  /** The text prompt (also set when `promptTokenIds` is used, for display and re-tokenising). */
+  prompt: string
+  /** Token ids sent instead of the text (`--prompt-token-ids`, timed traces). */
+  promptTokenIds?: number[]
+  /** Prompt length in tokens under the run's tokenizer. */
+  promptLen: number
+  /** `max_tokens` to ask for. */
+  expectedOutputLen: number
+}
+
+/** What a backend returns for one request. Python's `RequestFuncOutput`; times in seconds. */
+export interface RequestOutput {
+  success: boolean
+  /** `""` on success. */
+  error: string
+  generatedText: string
+  /** The dataset's prompt length, overwritten by `usage.prompt_tokens` when the server reports it. */
+  promptLen: number
+  /** `usage.completion_tokens`; null when the server sent none (the tokenizer counts instead). */
+  outputTokens: number | null
+  /** Time to the first choice-bearing chunk. 0 for failures without one. */
+  ttftS: number
+  /** Gaps between choice-bearing chunks. */
+  itlS: number[]
+  /** Start to the last choice-bearing chunk. */
+  latencyS: number
+  /** Monotonic send time: `performance.now() / 1000`. */
+  startTimeS: number
+}
+
+/** One request as the run recorded it, in dispatch order, failures included. */
+export interface RequestRecord extends RequestOutput {
+  requestId: string
+  /** Output length used by the metrics: `outputTokens`, else the tokenizer's count, else 1. 0 for failures. */
+  outputLen: number
+  /** Scheduled arrival, monotonic seconds. */
+  arrivalTimeS: number
+  /** Time spent waiting for a concurrency slot: `startTimeS - arrivalTimeS`. */
+  queueTimeS: number
+}
