@@ -1,0 +1,403 @@
+import { ConfigError, type ConfigIssue } from '../errors.ts'
+import type {
+  BackendName,
+  BenchConfig,
+  GoodputConfig,
+  LoadConfig,
+  PercentileMetric,
+  RandomDatasetConfig,
+  SamplingParams,
+} from './bench-config.ts'
+import { DEFAULT_ENDPOINT_PATHS, defaultBenchConfig } from './defaults.ts'
+
+/** Where and how to send requests. Every field is optional; see {@link ResolvedEndpoint}. */
+export interface EndpointOptions {
+  /** API flavour (`--backend`). @default 'openai' */
+  backend?: BackendName
+  /** Model id sent with each request. @default the first model of `/v1/models` */
+  model?: string
+  /** Name sent as the request's `model` field instead of `model`. */
+  servedModelName?: string
+  /** Scheme, host and port. @default plugin `baseUrl` > `SERVEBENCH_BASE_URL` > the embedded simulator */
+  baseUrl?: string
+  /** Path appended to `baseUrl`. @default the backend's path (`/v1/completions`, `/v1/chat/completions`) */
+  endpointPath?: string
+  /** Extra request headers. @default {} */
+  headers?: Record<string, string>
+  /** Sent as `Authorization: Bearer <key>`; never written to results. @default process.env.OPENAI_API_KEY */
+  apiKey?: string
+  /** HF id, local path or tiktoken encoding name. @default the model id (`cl100k_base` on the simulator) */
+  tokenizer?: string
+  /** `--tokenizer-mode`. @default 'auto' */
+  tokenizerMode?: string
+  /** Accept invalid TLS certificates. @default false */
+  insecure?: boolean
+}
+
+/** A tagged endpoint, as `endpoint({...})` returns it. */
+export interface EndpointSpec extends EndpointOptions {
+  readonly kind: 'endpoint'
+}
+
+/** Options of `datasets.random`. */
+export interface RandomDatasetOptions {
+  /** Prompt tokens per request. @default 1024 */
+  inputLen?: number
+  /** Output tokens asked per request (`max_tokens`). @default 128 */
+  outputLen?: number
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Shared prefix tokens. @default 0 */
+  prefixLen?: number
+  /** Length spread: one number for both, or per side. @default 0 */
+  rangeRatio?: number | { input: number; output: number }
+  /** Prompts per request (embeddings batch). @default 1 */
+  batchSize?: number
+  /** Send token-id arrays instead of text. @default false */
+  promptTokenIds?: boolean
+}
+
+/** A tagged dataset, as `datasets.<name>(...)` returns it. */
+export interface RandomDatasetSpec extends RandomDatasetOptions {
+  readonly kind: 'random'
+}
+export type DatasetSpec = RandomDatasetSpec
+
+/** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
+export interface PoissonLoadOptions {
+  /** Requests per second. */
+  rate: number
+  /** Gamma shape. @default 1 */
+  burstiness?: number
+  /** Concurrency cap. @default none */
+  maxConcurrency?: number
+}
+/** `load.constant`: evenly spaced arrivals. */
+export interface ConstantLoadOptions {
+  /** Requests per second. */
+  rate: number
+  /** Concurrency cap. @default none */
+  maxConcurrency?: number
+}
+/** `load.closed`: every request queued at t=0, `concurrency` in flight. */
+export interface ClosedLoadOptions {
+  /** Requests in flight. */
+  concurrency: number
+}
+/** `load.rampUp`: the rate moves from `startRps` to `endRps` over the run. */
+export interface RampUpLoadOptions {
+  /** @default 'linear' */
+  strategy?: 'linear' | 'exponential'
+  startRps: number
+  endRps: number
+  /** Concurrency cap. @default none */
+  maxConcurrency?: number
+}
+export type LoadSpec =
+  | ({ readonly kind: 'poisson' } & PoissonLoadOptions)
+  | ({ readonly kind: 'constant' } & ConstantLoadOptions)
+  | ({ readonly kind: 'closed' } & ClosedLoadOptions)
+  | ({ readonly kind: 'rampUp' } & RampUpLoadOptions)
+
+/** The options of one `serveBench(name, options)`. Every field is optional. */
+export interface ServeBenchOptions {
+  /** @default endpoint({}) */
+  endpoint?: EndpointSpec
+  /** @default datasets.random() */
+  dataset?: DatasetSpec
+  /** @default every request at t=0, no concurrency cap (Python's defaults) */
+  load?: LoadSpec
+  /** Per-request SLOs in ms for `request_goodput` (`--goodput`). */
+  goodput?: GoodputConfig
+  /** Percentiles written to the result (`--metric-percentiles`). @default [99] */
+  percentiles?: number[]
+  /** Metrics those percentiles are written for (`--percentile-metrics`). @default ['ttft', 'tpot', 'itl'] */
+  percentileMetrics?: PercentileMetric[]
+  /** Sampling parameters sent with each request. @default {} */
+  sampling?: SamplingParams
+  /** Merged into each request body (`--extra-body`). @default {} */
+  extraBody?: Record<string, unknown>
+  /** `ignore_eos` (`--ignore-eos`). @default false */
+  ignoreEos?: boolean
+  /** Label in the result file name and JSON. @default '<describe> > <name>' */
+  label?: string
+  /** Extra top-level keys of the result JSON (`--metadata`). @default {} */
+  metadata?: Record<string, string>
+  /** Warm-up requests before measuring (`--num-warmups`). @default 0 */
+  warmups?: number
+  /** Seed of the dataset and schedule. @default 0 */
+  seed?: number
+  /** Per-request timeout in seconds. @default none */
+  requestTimeoutS?: number
+  /** Wait up to this long for the endpoint to answer before sending load; 0 skips. @default 0 */
+  readyCheckTimeoutS?: number
+  /** Vitest timeout of this benchmark in ms. @default the project's testTimeout */
+  timeoutMs?: number
+}
+
+/** What the face knows about where it runs. */
+export interface DslContext {
+  /** The benchmark's path for messages and defaults: `'chat > short chat'`. */
+  name: string
+  /** Base URL when the endpoint sets none (plugin option, env or simulator). */
+  defaultBaseUrl?: string
+  /** True when `defaultBaseUrl` is the embedded simulator: its tokenizer is a tiktoken encoding. */
+  simulator?: boolean
+  /** Tokenizer of the embedded simulator. @default 'cl100k_base' */
+  simulatorTokenizer?: string
+  /** Environment for `OPENAI_API_KEY`. */
+  env?: Record<string, string | undefined>
+}
+
+/**
+ * Turns DSL options into a validated {@link BenchConfig}. Throws one {@link ConfigError} that lists
+ * every problem, each path starting at the benchmark: `serveBench('short chat').load.rate`.
+ */
+export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext): BenchConfig {
+  const issues: ConfigIssue[] = []
+  const at = (path: string): string => `serveBench('${ctx.name}').${path}`
+  const config = defaultBenchConfig()
+  const ep = options.endpoint ?? { kind: 'endpoint' }
+
+  const backend = ep.backend ?? config.endpoint.backend
+  if (!(backend in DEFAULT_ENDPOINT_PATHS)) {
+    issues.push({
+      path: at('endpoint.backend'),
+      message: `must be one of ${listOf(Object.keys(DEFAULT_ENDPOINT_PATHS))} (got '${backend}')`,
+    })
+  }
+  const baseUrl = ep.baseUrl ?? ctx.defaultBaseUrl
+  if (baseUrl === undefined) {
+    issues.push({
+      path: at('endpoint.baseUrl'),
+      message:
+        'is not set; set it, set SERVEBENCH_BASE_URL, or add the servebench() plugin to run the simulator',
+    })
+  } else if (!/^https?:\/\/[^/]+/.test(baseUrl)) {
+    issues.push({ path: at('endpoint.baseUrl'), message: `must be an http(s) URL (got '${baseUrl}')` })
+  }
+  const apiKey = ep.apiKey ?? ctx.env?.OPENAI_API_KEY
+  config.endpoint = {
+    backend,
+    baseUrl: (baseUrl ?? '').replace(/\/+$/, ''),
+    endpointPath: ep.endpointPath ?? DEFAULT_ENDPOINT_PATHS[backend] ?? '/v1/completions',
+    headers: { ...ep.headers },
+    insecure: ep.insecure ?? false,
+    ...(ep.model !== undefined ? { model: ep.model } : {}),
+    ...(ep.servedModelName !== undefined ? { servedModelName: ep.servedModelName } : {}),
+    ...(apiKey ? { apiKey } : {}),
+  }
+  const onSimulator = ctx.simulator === true && ep.baseUrl === undefined
+  const tokenizerId = ep.tokenizer ?? (onSimulator ? (ctx.simulatorTokenizer ?? 'cl100k_base') : undefined)
+  config.tokenizer = {
+    ...config.tokenizer,
+    mode: ep.tokenizerMode ?? config.tokenizer.mode,
+    ...(tokenizerId !== undefined ? { id: tokenizerId } : {}),
+  }
+
+  const ds = options.dataset ?? { kind: 'random' }
+  if (ds.kind !== 'random')
+    issues.push({ path: at('dataset'), message: 'must come from datasets.<name>(), e.g. datasets.random()' })
+  const numPrompts = ds.numPrompts ?? config.numPrompts
+  positiveInt(issues, at('dataset.numPrompts'), numPrompts)
+  config.numPrompts = numPrompts
+  config.dataset = resolveRandom(ds, config.dataset as RandomDatasetConfig, issues, at)
+
+  config.load = resolveLoad(options.load, issues, at)
+
+  if (options.goodput) {
+    for (const [k, v] of Object.entries(options.goodput)) {
+      if (!['ttft', 'tpot', 'e2el'].includes(k))
+        issues.push({ path: at(`goodput.${k}`), message: 'is not a goodput metric; use ttft, tpot or e2el' })
+      else positive(issues, at(`goodput.${k}`), v, 'ms')
+    }
+    config.goodput = { ...options.goodput }
+  }
+  if (options.percentiles) {
+    for (const [i, p] of options.percentiles.entries()) {
+      if (!(typeof p === 'number' && p > 0 && p <= 100))
+        issues.push({ path: at(`percentiles[${i}]`), message: `must be in (0, 100] (got ${p})` })
+    }
+    config.metricPercentiles = [...options.percentiles]
+  }
+  if (options.percentileMetrics) config.percentileMetrics = [...options.percentileMetrics]
+  config.request = {
+    ...config.request,
+    ignoreEos: options.ignoreEos ?? false,
+    sampling: { ...options.sampling },
+    extraBody: { ...options.extraBody },
+    ...(options.requestTimeoutS !== undefined ? { timeoutS: options.requestTimeoutS } : {}),
+  }
+  if (options.requestTimeoutS !== undefined)
+    positive(issues, at('requestTimeoutS'), options.requestTimeoutS, 's')
+  config.numWarmups = options.warmups ?? 0
+  nonNegativeInt(issues, at('warmups'), config.numWarmups)
+  config.seed = options.seed ?? 0
+  if (!Number.isInteger(config.seed))
+    issues.push({ path: at('seed'), message: `must be an integer (got ${config.seed})` })
+  config.readyCheckTimeoutS = options.readyCheckTimeoutS ?? 0
+  config.label = options.label ?? ctx.name
+  config.metadata = Object.entries(options.metadata ?? {})
+  config.disableTqdm = true
+
+  if (issues.length > 0) throw new ConfigError(issues)
+  return config
+}
+
+/**
+ * A stable id of what a benchmark measures: everything that changes the workload, nothing volatile
+ * (the simulator's port, request-id prefixes, API keys, output paths).
+ */
+export function configFingerprint(config: BenchConfig): string {
+  const { endpoint, tokenizer, dataset, numPrompts, seed, load, request, numWarmups, goodput } = config
+  const stable = {
+    endpoint: { backend: endpoint.backend, path: endpoint.endpointPath, model: endpoint.model ?? null },
+    tokenizer: tokenizer.id ?? null,
+    dataset,
+    numPrompts,
+    seed,
+    load: { ...load, requestRate: String(load.requestRate), burstiness: String(load.burstiness) },
+    request: { ignoreEos: request.ignoreEos, sampling: request.sampling, extraBody: request.extraBody },
+    numWarmups,
+    goodput: goodput ?? null,
+  }
+  return fnv1a(canonicalJson(stable))
+}
+
+function resolveRandom(
+  ds: RandomDatasetOptions,
+  base: RandomDatasetConfig,
+  issues: ConfigIssue[],
+  at: (p: string) => string,
+): RandomDatasetConfig {
+  const rr = ds.rangeRatio ?? 0
+  const rangeRatio = typeof rr === 'number' ? { input: rr, output: rr } : rr
+  const out: RandomDatasetConfig = {
+    kind: 'random',
+    inputLen: ds.inputLen ?? base.inputLen,
+    outputLen: ds.outputLen ?? base.outputLen,
+    prefixLen: ds.prefixLen ?? base.prefixLen,
+    rangeRatio,
+    batchSize: ds.batchSize ?? base.batchSize,
+    promptTokenIds: ds.promptTokenIds ?? base.promptTokenIds,
+  }
+  positiveInt(issues, at('dataset.inputLen'), out.inputLen)
+  positiveInt(issues, at('dataset.outputLen'), out.outputLen)
+  nonNegativeInt(issues, at('dataset.prefixLen'), out.prefixLen)
+  positiveInt(issues, at('dataset.batchSize'), out.batchSize)
+  for (const side of ['input', 'output'] as const) {
+    const v = rangeRatio[side]
+    if (!(typeof v === 'number' && v >= 0 && v < 1)) {
+      issues.push({
+        path: at(`dataset.rangeRatio${typeof rr === 'number' ? '' : `.${side}`}`),
+        message: `must be in [0, 1) (got ${v})`,
+      })
+      break
+    }
+  }
+  return out
+}
+
+function resolveLoad(
+  spec: LoadSpec | undefined,
+  issues: ConfigIssue[],
+  at: (p: string) => string,
+): LoadConfig {
+  const inf = Number.POSITIVE_INFINITY
+  if (spec === undefined) return { requestRate: inf, burstiness: 1 }
+  const cap = (v: number | undefined): { maxConcurrency?: number } => {
+    if (v === undefined) return {}
+    positiveInt(issues, at('load.maxConcurrency'), v)
+    return { maxConcurrency: v }
+  }
+  switch (spec.kind) {
+    case 'poisson': {
+      positive(issues, at('load.rate'), spec.rate, 'req/s', true)
+      const burstiness = spec.burstiness ?? 1
+      if (!(burstiness > 0))
+        issues.push({ path: at('load.burstiness'), message: `must be > 0 (got ${burstiness}); 1 is Poisson` })
+      return { requestRate: spec.rate, burstiness, ...cap(spec.maxConcurrency) }
+    }
+    case 'constant':
+      positive(issues, at('load.rate'), spec.rate, 'req/s', true)
+      return { requestRate: spec.rate, burstiness: inf, ...cap(spec.maxConcurrency) }
+    case 'closed':
+      positiveInt(issues, at('load.concurrency'), spec.concurrency)
+      return { requestRate: inf, burstiness: 1, maxConcurrency: spec.concurrency }
+    case 'rampUp': {
+      const strategy = spec.strategy ?? 'linear'
+      if (strategy !== 'linear' && strategy !== 'exponential') {
+        issues.push({
+          path: at('load.strategy'),
+          message: `must be 'linear' or 'exponential' (got '${strategy}')`,
+        })
+      }
+      positive(issues, at('load.startRps'), spec.startRps, 'req/s', false, strategy === 'linear')
+      positive(issues, at('load.endRps'), spec.endRps, 'req/s')
+      return {
+        requestRate: inf,
+        burstiness: 1,
+        rampUp: { strategy, startRps: spec.startRps, endRps: spec.endRps },
+        ...cap(spec.maxConcurrency),
+      }
+    }
+    default:
+      issues.push({ path: at('load'), message: 'must come from load.poisson/constant/closed/rampUp()' })
+      return { requestRate: inf, burstiness: 1 }
+  }
+}
+
+function positive(
+  issues: ConfigIssue[],
+  path: string,
+  v: unknown,
+  unit: string,
+  allowInf = false,
+  allowZero = false,
+): void {
+  const ok =
+    typeof v === 'number' &&
+    !Number.isNaN(v) &&
+    (allowZero ? v >= 0 : v > 0) &&
+    (allowInf || Number.isFinite(v))
+  if (!ok)
+    issues.push({
+      path,
+      message: `must be a ${allowZero ? 'non-negative' : 'positive'} number of ${unit} (got ${String(v)})`,
+    })
+}
+
+function positiveInt(issues: ConfigIssue[], path: string, v: unknown): void {
+  if (!(Number.isInteger(v) && (v as number) >= 1))
+    issues.push({ path, message: `must be an integer of at least 1 (got ${String(v)})` })
+}
+
+function nonNegativeInt(issues: ConfigIssue[], path: string, v: unknown): void {
+  if (!(Number.isInteger(v) && (v as number) >= 0))
+    issues.push({ path, message: `must be an integer of at least 0 (got ${String(v)})` })
+}
+
+function listOf(xs: string[]): string {
+  return xs.map((x) => `'${x}'`).join(', ')
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`
+  }
+  return JSON.stringify(v)
+}
+
+// 64-bit FNV-1a over UTF-16 units: short, stable, no crypto dependency in the worker.
+function fnv1a(s: string): string {
+  let h = 0xcbf29ce484222325n
+  for (let i = 0; i < s.length; i++) {
+    h ^= BigInt(s.charCodeAt(i))
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn
+  }
+  return h.toString(16).padStart(16, '0')
+}
