@@ -103,6 +103,8 @@ export interface RequestOptions {
   requestIdPrefix: string
   /** Per-request timeout in seconds; undefined = none (Python: 6 h). */
   timeoutS?: number
+  /** Fail a stream that stays silent this long (Python `VLLM_BENCH_SOCK_READ`); undefined = none. */
+  readTimeoutS?: number
 }
 
 /** `--goodput` SLOs, milliseconds. */

@@ -1,0 +1,79 @@
+import type { BenchConfig } from '../../config/bench-config.ts'
+import { resolveServeFlags } from '../../config/resolve.ts'
+import { EXIT_CODES } from '../../errors.ts'
+import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
+import { writeResult } from '../../report/write.ts'
+import { runBenchmark } from '../../runner/run-benchmark.ts'
+import { findFlag } from '../flags.ts'
+import { formatServeHelp } from '../help.ts'
+import { parseArgs } from '../parse-args.ts'
+import { createProgress } from '../progress.ts'
+
+/** `servebench serve`: flags → BenchConfig → runBenchmark → the console table and the result file. */
+export async function runServeCommand(argv: readonly string[]): Promise<number> {
+  const flags = parseArgs(argv)
+  if (flags.has('--help')) {
+    process.stdout.write(formatServeHelp())
+    return EXIT_CODES.ok
+  }
+  const config = resolveServeFlags(flags, process.env, (name) => findFlag(name)?.status)
+  printSetup(config)
+
+  const controller = new AbortController()
+  let interrupts = 0
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interrupts++
+    if (interrupts > 1) process.exit(EXIT_CODES.interrupted)
+    console.error(
+      `\nservebench: ${signal} received: no new requests; waiting briefly for those in flight (again to quit now)`,
+    )
+    controller.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  const progress = createProgress(process.stderr, !config.disableTqdm)
+  try {
+    const { result, interrupted } = await runBenchmark(config, {
+      signal: controller.signal,
+      log: (line) => console.log(line),
+      onRequestEnd: (done, total) => progress.update(done, total),
+    })
+    progress.finish()
+    if (result.completed === 0 && result.failed > 0) console.error('servebench: All requests failed.')
+    if (result.failed > 0) console.log(formatFailedRequests(result.errors))
+    process.stdout.write(
+      formatResultTable(result, {
+        percentileMetrics: config.percentileMetrics,
+        metricPercentiles: config.metricPercentiles,
+        hasTokenizer: true,
+        goodputSet: config.goodput !== undefined,
+      }),
+    )
+    if (config.output.saveResult || config.output.appendResult || interrupted) {
+      const path = await writeResult(result, config.output, {
+        ...(config.label !== undefined ? { label: config.label } : {}),
+        ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+      })
+      console.log(`servebench: result written to ${path}`)
+    }
+    if (interrupted) {
+      console.error(
+        `servebench: interrupted; the result holds the ${result.completed + result.failed} requests that were sent`,
+      )
+      return EXIT_CODES.interrupted
+    }
+    return EXIT_CODES.ok
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
+function printSetup(config: BenchConfig): void {
+  const { endpoint, dataset, load } = config
+  console.log(
+    `servebench serve: ${endpoint.backend} ${endpoint.baseUrl}${endpoint.endpointPath} model=${endpoint.model ?? '(from /v1/models)'} ` +
+      `dataset=random input=${dataset.inputLen} output=${dataset.outputLen} prompts=${config.numPrompts} ` +
+      `rate=${Number.isFinite(load.requestRate) ? load.requestRate : 'inf'} concurrency=${load.maxConcurrency ?? 'None'} seed=${config.seed}`,
+  )
+}

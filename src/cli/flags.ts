@@ -1,0 +1,343 @@
+/**
+ * The flag table of `servebench serve`: one row per long flag, in Python spelling. The parser,
+ * `--help`, `docs/cli.md` and the parity test all read this table.
+ */
+
+export type FlagType = 'string' | 'number' | 'int' | 'boolean' | 'rate' | 'list'
+
+export type FlagGroup =
+  | 'Endpoint'
+  | 'Model and tokenizer'
+  | 'Dataset'
+  | 'Traffic'
+  | 'Request content'
+  | 'Metrics'
+  | 'Output'
+  | 'Client'
+
+/**
+ * - `supported`: implemented.
+ * - `accepted`: parsed for compatibility; it changes nothing (the help text says why).
+ * - `planned`: a known upstream flag servebench does not implement yet; using it is a usage error.
+ */
+export type FlagStatus = 'supported' | 'accepted' | 'planned'
+
+export interface FlagSpec {
+  name: string
+  aliases?: string[]
+  type: FlagType
+  group: FlagGroup
+  help: string
+  /** Shown in --help; undefined = no default. */
+  default?: string
+  choices?: readonly string[]
+  status: FlagStatus
+  /** Where the flag comes from: both upstream clients, Python only, Rust only, or servebench. */
+  parity: 'both' | 'python' | 'rust' | 'servebench'
+}
+
+const s = (
+  name: string,
+  type: FlagType,
+  group: FlagGroup,
+  help: string,
+  extra: Partial<FlagSpec> = {},
+): FlagSpec => ({ name, type, group, help, status: 'supported', parity: 'both', ...extra })
+
+const planned = (
+  name: string,
+  type: FlagType,
+  help: string,
+  parity: FlagSpec['parity'] = 'both',
+): FlagSpec => ({
+  name,
+  type,
+  group: 'Dataset',
+  help,
+  status: 'planned',
+  parity,
+})
+
+export const SERVE_FLAGS: readonly FlagSpec[] = [
+  // Endpoint
+  s('--backend', 'string', 'Endpoint', 'Backend API to benchmark.', {
+    default: 'openai',
+    choices: ['vllm', 'openai', 'openai-chat'],
+  }),
+  s('--base-url', 'string', 'Endpoint', 'Server base URL; overrides --host and --port.'),
+  s('--host', 'string', 'Endpoint', 'Server host, used when --base-url is not given.', {
+    default: '127.0.0.1',
+  }),
+  s('--port', 'int', 'Endpoint', 'Server port, used when --base-url is not given.', { default: '8000' }),
+  s('--endpoint', 'string', 'Endpoint', 'API path appended to the base URL.', {
+    default: '/v1/completions (openai-chat: /v1/chat/completions)',
+  }),
+  s(
+    '--header',
+    'list',
+    'Endpoint',
+    'Extra HTTP headers as KEY=VALUE (one or more). Never written to results.',
+  ),
+  s('--insecure', 'boolean', 'Endpoint', 'Accept invalid TLS certificates.'),
+  s(
+    '--ready-check-timeout-sec',
+    'int',
+    'Endpoint',
+    'Retry the first request every 5 s until it succeeds; 0 skips.',
+    {
+      default: '0',
+    },
+  ),
+  // Model and tokenizer
+  s('--model', 'string', 'Model and tokenizer', 'Model id; fetched from /v1/models when omitted.'),
+  s(
+    '--served-model-name',
+    'string',
+    'Model and tokenizer',
+    'Value of the request `model` field (else the model id).',
+  ),
+  s(
+    '--tokenizer',
+    'string',
+    'Model and tokenizer',
+    'tokenizer.json path or folder, HF id (from the local cache), or a tiktoken encoding; else the model id.',
+  ),
+  s('--tokenizer-mode', 'string', 'Model and tokenizer', 'Accepted for compatibility; only "auto" is used.', {
+    default: 'auto',
+    status: 'accepted',
+  }),
+  s(
+    '--trust-remote-code',
+    'boolean',
+    'Model and tokenizer',
+    'Accepted for compatibility; tokenizers run no code.',
+    {
+      status: 'accepted',
+    },
+  ),
+  s(
+    '--skip-tokenizer-init',
+    'boolean',
+    'Model and tokenizer',
+    'Use no tokenizer (not usable with --dataset-name random).',
+  ),
+  s('--lora-modules', 'list', 'Model and tokenizer', 'LoRA adapter names to spread requests over.', {
+    status: 'planned',
+  }),
+  s('--lora-assignment', 'string', 'Model and tokenizer', 'How adapters are assigned.', {
+    status: 'planned',
+    choices: ['random', 'round-robin'],
+  }),
+  // Dataset
+  s('--dataset-name', 'string', 'Dataset', 'Dataset to sample requests from.', {
+    default: 'random',
+    choices: ['random'],
+  }),
+  s('--dataset-path', 'string', 'Dataset', 'Path or id of the dataset (not used by random).'),
+  s('--num-prompts', 'int', 'Dataset', 'Number of requests to send.', { default: '1000' }),
+  s('--seed', 'int', 'Dataset', 'Seed for the dataset and the arrival schedule.', { default: '0' }),
+  s('--input-len', 'int', 'Dataset', 'Alias of --random-input-len.'),
+  s('--output-len', 'int', 'Dataset', 'Alias of --random-output-len.'),
+  s('--random-input-len', 'int', 'Dataset', 'Prompt tokens per request (special tokens included).', {
+    default: '1024',
+  }),
+  s('--random-output-len', 'int', 'Dataset', 'Output tokens per request.', { default: '128' }),
+  s('--random-prefix-len', 'int', 'Dataset', 'Shared prefix tokens before every prompt.', { default: '0' }),
+  s(
+    '--random-range-ratio',
+    'string',
+    'Dataset',
+    'r in [0,1) or {"input":a,"output":b}: lengths from [L(1-r), L(1+r)].',
+    {
+      default: '0.0',
+    },
+  ),
+  s('--random-batch-size', 'int', 'Dataset', 'Inputs per request (pooling backends only; 1 here).', {
+    default: '1',
+  }),
+  s('--prompt-token-ids', 'boolean', 'Dataset', 'Send prompts as token-id lists (completions backends).', {
+    parity: 'rust',
+  }),
+  s('--disable-shuffle', 'boolean', 'Dataset', 'Keep dataset order (no effect on random).'),
+  s(
+    '--no-oversample',
+    'boolean',
+    'Dataset',
+    'Do not repeat samples of a small dataset (no effect on random).',
+  ),
+  planned('--sharegpt-output-len', 'int', 'ShareGPT output length.'),
+  planned('--sonnet-input-len', 'int', 'Sonnet input length.', 'python'),
+  planned('--sonnet-output-len', 'int', 'Sonnet output length.', 'python'),
+  planned('--sonnet-prefix-len', 'int', 'Sonnet prefix length.', 'python'),
+  planned('--custom-output-len', 'int', 'Custom dataset output length.'),
+  planned('--skip-chat-template', 'boolean', 'Skip the chat template (custom dataset).'),
+  planned('--chat-template-kwargs', 'string', 'Chat template kwargs (JSON).', 'python'),
+  planned('--custom-ensure-client-side-data', 'boolean', 'Custom multimodal data.', 'python'),
+  planned('--hf-name', 'string', 'Hugging Face dataset name.', 'python'),
+  planned('--hf-subset', 'string', 'Hugging Face dataset subset.'),
+  planned('--hf-split', 'string', 'Hugging Face dataset split.'),
+  planned('--hf-output-len', 'int', 'Hugging Face dataset output length.'),
+  planned('--no-stream', 'boolean', 'Load HF datasets without streaming.', 'python'),
+  planned('--prefix-repetition-prefix-len', 'int', 'prefix_repetition prefix length.'),
+  planned('--prefix-repetition-suffix-len', 'int', 'prefix_repetition suffix length.'),
+  planned('--prefix-repetition-num-prefixes', 'int', 'prefix_repetition prefix count.'),
+  planned('--prefix-repetition-output-len', 'int', 'prefix_repetition output length.'),
+  planned('--random-mm-base-items-per-request', 'int', 'random-mm items per request.'),
+  planned('--random-mm-num-mm-items-range-ratio', 'number', 'random-mm item count range.'),
+  planned('--random-mm-limit-mm-per-prompt', 'string', 'random-mm per-modality limits.'),
+  planned('--random-mm-bucket-config', 'string', 'random-mm size buckets.'),
+  planned('--enable-multimodal-chat', 'boolean', 'Pre-built multimodal chat messages.'),
+  planned('--no-reranker', 'boolean', 'random-rerank without a reranker.'),
+  planned('--speed-bench-dataset-subset', 'string', 'speed-bench subset.'),
+  planned('--speed-bench-output-len', 'int', 'speed-bench output length.'),
+  planned('--speed-bench-category', 'string', 'speed-bench category.'),
+  planned('--spec-bench-output-len', 'int', 'spec_bench output length.', 'python'),
+  planned('--spec-bench-category', 'string', 'spec_bench category.', 'python'),
+  planned('--blazedit-min-distance', 'number', 'Blazedit minimum distance.', 'python'),
+  planned('--blazedit-max-distance', 'number', 'Blazedit maximum distance.', 'python'),
+  planned('--asr-min-audio-len-sec', 'number', 'ASR minimum audio length.', 'python'),
+  planned('--asr-max-audio-len-sec', 'number', 'ASR maximum audio length.', 'python'),
+  planned('--bfcl-categories', 'string', 'BFCL categories.', 'python'),
+  planned('--timed-trace-chunk-hash-size', 'int', 'timed_trace tokens per hash id.'),
+  planned('--timed-trace-sec-multiplier', 'number', 'timed_trace timestamp scale.'),
+  planned('--timed-trace-label-timestamp', 'string', 'timed_trace timestamp field.'),
+  planned('--timed-trace-label-input-length', 'string', 'timed_trace input length field.'),
+  planned('--timed-trace-label-output-length', 'string', 'timed_trace output length field.'),
+  planned('--timed-trace-label-hash-ids', 'string', 'timed_trace hash ids field.'),
+  planned('--self-timed', 'boolean', 'Send at trace timestamps.'),
+  planned('--no-self-timed', 'boolean', 'Ignore trace timestamps.'),
+  // Traffic
+  s('--request-rate', 'rate', 'Traffic', 'Requests per second, or inf to send all at once.', {
+    default: 'inf',
+  }),
+  s(
+    '--burstiness',
+    'rate',
+    'Traffic',
+    'Gamma shape of the arrival gaps: 1 is Poisson, < 1 burstier, inf constant.',
+    {
+      default: '1.0',
+    },
+  ),
+  s(
+    '--max-concurrency',
+    'int',
+    'Traffic',
+    'Maximum requests in flight; later arrivals queue on the client (FIFO).',
+  ),
+  s(
+    '--ramp-up-strategy',
+    'string',
+    'Traffic',
+    'Ramp the rate from --ramp-up-start-rps to --ramp-up-end-rps.',
+    {
+      choices: ['linear', 'exponential'],
+    },
+  ),
+  s('--ramp-up-start-rps', 'number', 'Traffic', 'Ramp-up start rate (> 0).'),
+  s('--ramp-up-end-rps', 'number', 'Traffic', 'Ramp-up end rate (>= start).'),
+  s(
+    '--num-warmups',
+    'int',
+    'Traffic',
+    'Warm-up requests (the first prompt, repeated) not counted in results.',
+    {
+      default: '0',
+    },
+  ),
+  s('--probe-request-rate', 'number', 'Traffic', 'Side-channel probe requests per second.', {
+    status: 'planned',
+    parity: 'python',
+  }),
+  // Request content
+  s(
+    '--ignore-eos',
+    'boolean',
+    'Request content',
+    'Send ignore_eos: true (forced on for the random dataset).',
+  ),
+  s('--logprobs', 'int', 'Request content', 'Completions: logprobs per token.'),
+  s(
+    '--extra-body',
+    'string',
+    'Request content',
+    'JSON object merged into every request body (wins over sampling flags).',
+  ),
+  s(
+    '--request-id-prefix',
+    'string',
+    'Request content',
+    'Request ids are <prefix><index>, sent as x-request-id.',
+    {
+      default: 'bench-<8 hex>-',
+    },
+  ),
+  s('--temperature', 'number', 'Request content', 'Sampling temperature.'),
+  s('--top-p', 'number', 'Request content', 'Sampling top_p.'),
+  s('--top-k', 'int', 'Request content', 'Sampling top_k.'),
+  s('--min-p', 'number', 'Request content', 'Sampling min_p.'),
+  s('--frequency-penalty', 'number', 'Request content', 'Sampling frequency_penalty.'),
+  s('--presence-penalty', 'number', 'Request content', 'Sampling presence_penalty.'),
+  s('--repetition-penalty', 'number', 'Request content', 'Sampling repetition_penalty.'),
+  s('--use-beam-search', 'boolean', 'Request content', 'Accepted for compatibility; unused upstream too.', {
+    status: 'accepted',
+    parity: 'python',
+  }),
+  // Metrics
+  s(
+    '--percentile-metrics',
+    'string',
+    'Metrics',
+    'Comma-separated metrics to report: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue.',
+    { default: 'ttft,tpot,itl' },
+  ),
+  s('--metric-percentiles', 'string', 'Metrics', 'Comma-separated percentiles in [0, 100].', {
+    default: '99',
+  }),
+  s('--goodput', 'list', 'Metrics', 'SLOs as KEY:VALUE in ms, keys ttft, tpot, e2el.'),
+  s('--profile', 'boolean', 'Metrics', 'Call /start_profile and /stop_profile.', { status: 'planned' }),
+  s('--plot-timeline', 'boolean', 'Metrics', 'Write a timeline plot.', {
+    status: 'planned',
+    parity: 'python',
+  }),
+  s('--timeline-itl-thresholds', 'string', 'Metrics', 'Timeline ITL thresholds.', {
+    status: 'planned',
+    parity: 'python',
+  }),
+  s('--plot-dataset-stats', 'boolean', 'Metrics', 'Plot dataset statistics.', {
+    status: 'planned',
+    parity: 'python',
+  }),
+  // Output
+  s('--save-result', 'boolean', 'Output', 'Write the result JSON.'),
+  s('--save-detailed', 'boolean', 'Output', 'Include per-request arrays in the result JSON.'),
+  s('--append-result', 'boolean', 'Output', 'Append the result as one JSON line (implies saving).'),
+  s('--result-dir', 'string', 'Output', 'Directory for result files (created).'),
+  s('--result-filename', 'string', 'Output', 'Result file name (default: Python naming convention).'),
+  s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),
+  s('--metadata', 'list', 'Output', 'KEY=VALUE pairs written as top-level keys of the result.'),
+  s('--disable-tqdm', 'boolean', 'Output', 'No progress bar.'),
+  // Client
+  s('--request-timeout', 'number', 'Client', 'Per-request timeout in seconds (default: none).', {
+    parity: 'servebench',
+  }),
+  s(
+    '--read-timeout',
+    'number',
+    'Client',
+    'Fail a stream silent for this many seconds (Python VLLM_BENCH_SOCK_READ).',
+    {
+      parity: 'servebench',
+    },
+  ),
+  s('--help', 'boolean', 'Client', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
+]
+
+/** Lookup by canonical name and alias, with underscores accepted in place of dashes (as Python's parser). */
+export const FLAG_INDEX: ReadonlyMap<string, FlagSpec> = new Map(
+  SERVE_FLAGS.flatMap((flag) => [flag.name, ...(flag.aliases ?? [])].map((name) => [name, flag] as const)),
+)
+
+export function findFlag(token: string): FlagSpec | undefined {
+  return FLAG_INDEX.get(token.startsWith('--') ? `--${token.slice(2).replaceAll('_', '-')}` : token)
+}

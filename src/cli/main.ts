@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs'
+import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
+import { runServeCommand } from './commands/serve.ts'
+import { runSim } from './commands/sim.ts'
+
+const USAGE = `Usage: servebench <command> [flags]
+
+Commands:
+  serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
+  sim     Start the embedded simulated vLLM server (servebench sim --help)
+
+Options:
+  --version   Print the version
+  --help      Show this help
+`
+
+/** The `servebench` binary. Returns the exit code; user errors print one message, internal errors a stack. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv
+  try {
+    switch (command) {
+      case 'serve':
+        return await runServeCommand(rest)
+      case 'sim':
+        return await runSim(rest)
+      case '--version':
+      case '-v':
+        console.log(readVersion())
+        return EXIT_CODES.ok
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(USAGE)
+        return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
+      default:
+        console.error(`servebench: unknown command "${command}"; valid: serve, sim (see servebench --help)`)
+        return EXIT_CODES.usage
+    }
+  } catch (error) {
+    if (isUserError(error)) {
+      console.error(`servebench: ${(error as Error).message}`)
+      return exitCodeFor(error)
+    }
+    console.error(error)
+    return EXIT_CODES.verdictFailed
+  }
+}
+
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+  return pkg.version
+}

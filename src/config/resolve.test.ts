@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest'
+import { findFlag } from '../cli/flags.ts'
+import { parseArgs } from '../cli/parse-args.ts'
+import { resolveServeFlags } from './resolve.ts'
+
+const resolve = (argv: string[], env: Record<string, string> = {}) =>
+  resolveServeFlags(parseArgs(argv), env, (name) => findFlag(name)?.status)
+
+describe('resolveServeFlags', () => {
+  it('applies the Python defaults', () => {
+    const config = resolve([])
+    expect(config.endpoint).toMatchObject({
+      backend: 'openai',
+      baseUrl: 'http://127.0.0.1:8000',
+      endpointPath: '/v1/completions',
+    })
+    expect(config.numPrompts).toBe(1000)
+    expect(config.load.requestRate).toBe(Number.POSITIVE_INFINITY)
+    expect(config.load.burstiness).toBe(1)
+    expect(config.dataset).toMatchObject({ inputLen: 1024, outputLen: 128, prefixLen: 0 })
+    expect(config.percentileMetrics).toEqual(['ttft', 'tpot', 'itl'])
+    expect(config.metricPercentiles).toEqual([99])
+    expect(config.request.requestIdPrefix).toMatch(/^bench-[0-9a-f]{8}-$/)
+    expect(config.request.ignoreEos).toBe(true)
+  })
+
+  it('maps the chat backend to its endpoint and --base-url over --host/--port', () => {
+    const config = resolve([
+      '--backend',
+      'openai-chat',
+      '--base-url',
+      'http://localhost:9000/',
+      '--port',
+      '1',
+    ])
+    expect(config.endpoint.endpointPath).toBe('/v1/chat/completions')
+    expect(config.endpoint.baseUrl).toBe('http://localhost:9000')
+  })
+
+  it('reads the API key from OPENAI_API_KEY and headers as KEY=VALUE', () => {
+    const config = resolve(['--header', 'X-A = 1', 'x-b=c=d'], { OPENAI_API_KEY: 'sk-test' })
+    expect(config.endpoint.apiKey).toBe('sk-test')
+    expect(config.endpoint.headers).toEqual({ 'X-A': '1', 'x-b': 'c=d' })
+  })
+
+  it('merges sampling flags, extra body, goodput, percentiles and metadata', () => {
+    const config = resolve([
+      '--temperature',
+      '0',
+      '--top-k',
+      '5',
+      '--extra-body',
+      '{"top_k": 7}',
+      '--goodput',
+      'ttft:300',
+      'tpot:40',
+      '--percentile-metrics',
+      'ttft,e2el',
+      '--metric-percentiles',
+      '50,99.9',
+      '--metadata',
+      'gpu = H100',
+      'run=1',
+    ])
+    expect(config.request.sampling).toEqual({ temperature: 0, top_k: 5 })
+    expect(config.request.extraBody).toEqual({ top_k: 7 })
+    expect(config.goodput).toEqual({ ttft: 300, tpot: 40 })
+    expect(config.percentileMetrics).toEqual(['ttft', 'e2el'])
+    expect(config.metricPercentiles).toEqual([50, 99.9])
+    expect(config.metadata).toEqual([
+      ['gpu', 'H100'],
+      ['run', '1'],
+    ])
+  })
+
+  it('accepts inf rates and a ramp-up with the rate left at inf', () => {
+    const config = resolve([
+      '--ramp-up-strategy',
+      'linear',
+      '--ramp-up-start-rps',
+      '1',
+      '--ramp-up-end-rps',
+      '10',
+      '--burstiness',
+      'inf',
+    ])
+    expect(config.load.rampUp).toEqual({ strategy: 'linear', startRps: 1, endRps: 10 })
+    expect(config.load.burstiness).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('reports every bad value with its flag and what is valid', () => {
+    expect(() =>
+      resolve([
+        '--num-prompts',
+        '0',
+        '--request-rate',
+        '-1',
+        '--burstiness',
+        '0',
+        '--backend',
+        'tgi',
+        '--goodput',
+        'ttfb:1',
+        '--metric-percentiles',
+        '101',
+        '--extra-body',
+        '[1]',
+        '--max-concurrency',
+        'x',
+      ]),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [ConfigError: Invalid configuration (8 issues):
+        - --backend must be one of vllm, openai, openai-chat (got "tgi")
+        - --num-prompts must be at least 1 (got 0)
+        - --request-rate must be > 0 or inf (got "-1")
+        - --burstiness must be > 0 (1 is Poisson, inf is a constant rate) (got "0")
+        - --max-concurrency must be an integer (got "x")
+        - --extra-body must be a JSON object such as '{"temperature": 0}' (got [1])
+        - --metric-percentiles must be comma-separated numbers in [0, 100] (got "101")
+        - --goodput has unknown key "ttfb"; valid: ttft, tpot, e2el]
+    `)
+  })
+
+  it('rejects a ramp-up without its rates, a zero start rate, and a finite --request-rate', () => {
+    expect(() => resolve(['--ramp-up-strategy', 'exponential'])).toThrow(
+      '--ramp-up-strategy needs both --ramp-up-start-rps and --ramp-up-end-rps',
+    )
+    expect(() =>
+      resolve([
+        '--ramp-up-strategy',
+        'linear',
+        '--ramp-up-start-rps',
+        '0',
+        '--ramp-up-end-rps',
+        '5',
+        '--request-rate',
+        '3',
+      ]),
+    ).toThrowErrorMatchingInlineSnapshot(`
+      [ConfigError: Invalid configuration (2 issues):
+        - --request-rate must be left at inf with --ramp-up-strategy (the ramp sets the rate)
+        - --ramp-up-start-rps must be > 0 (got 0)]
+    `)
+  })
+
+  it('rejects flags servebench does not implement yet, naming them', () => {
+    expect(() => resolve(['--sharegpt-output-len', '10'])).toThrow(
+      '--sharegpt-output-len is not supported by servebench yet; see docs/cli.md for what is',
+    )
+  })
+
+  it('rejects --dataset-path with the random dataset and a bad range ratio', () => {
+    expect(() => resolve(['--dataset-path', 'x.json'])).toThrow(
+      '--dataset-path cannot be used with --dataset-name random',
+    )
+    expect(() => resolve(['--random-range-ratio', '1.0'])).toThrow('--random-range-ratio')
+  })
+})

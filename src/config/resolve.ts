@@ -1,0 +1,356 @@
+import { parseRangeRatio } from '../datasets/index.ts'
+import { ConfigError, type ConfigIssue } from '../errors.ts'
+import type {
+  BackendName,
+  BenchConfig,
+  GoodputConfig,
+  PercentileMetric,
+  RampUpConfig,
+  SamplingParams,
+} from './bench-config.ts'
+import { PERCENTILE_METRICS } from './bench-config.ts'
+import { DEFAULT_ENDPOINT_PATHS, defaultBenchConfig } from './defaults.ts'
+
+/** Flag values by canonical name, as the CLI parser produces them. */
+export type FlagValues = ReadonlyMap<string, string | string[] | true>
+
+/** What a flag that parsed but is not implemented looks like to the resolver. */
+export type FlagStatusLookup = (name: string) => 'supported' | 'accepted' | 'planned' | undefined
+
+const BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-chat']
+const GOODPUT_KEYS = ['ttft', 'tpot', 'e2el'] as const
+
+/**
+ * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
+ * each naming its flag and what would be valid.
+ */
+export function resolveServeFlags(
+  flags: FlagValues,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  statusOf: FlagStatusLookup = () => 'supported',
+): BenchConfig {
+  const issues: ConfigIssue[] = []
+  const read = createReader(flags, issues)
+  const config = defaultBenchConfig()
+
+  for (const name of flags.keys()) {
+    if (statusOf(name) === 'planned') {
+      issues.push({ path: name, message: 'is not supported by servebench yet; see docs/cli.md for what is' })
+    }
+  }
+
+  // Endpoint
+  const backend = read.choice('--backend', BACKENDS) ?? 'openai'
+  const baseUrl =
+    read.string('--base-url') ??
+    `http://${read.string('--host') ?? '127.0.0.1'}:${read.int('--port', 1, 65_535) ?? 8000}`
+  config.endpoint = {
+    backend,
+    baseUrl: normaliseBaseUrl(baseUrl, issues),
+    endpointPath: read.string('--endpoint') ?? DEFAULT_ENDPOINT_PATHS[backend],
+    headers: read.pairs('--header', '='),
+    insecure: read.bool('--insecure'),
+  }
+  const model = read.string('--model')
+  if (model !== undefined) config.endpoint.model = model
+  const served = read.string('--served-model-name')
+  if (served !== undefined) config.endpoint.servedModelName = served
+  const apiKey = env.OPENAI_API_KEY
+  if (apiKey) config.endpoint.apiKey = apiKey
+
+  // Tokenizer
+  config.tokenizer = {
+    mode: read.string('--tokenizer-mode') ?? 'auto',
+    trustRemoteCode: read.bool('--trust-remote-code'),
+    skipInit: read.bool('--skip-tokenizer-init'),
+  }
+  const tokenizer = read.string('--tokenizer')
+  if (tokenizer !== undefined) config.tokenizer.id = tokenizer
+
+  // Dataset
+  read.choice('--dataset-name', ['random'])
+  if (read.string('--dataset-path') !== undefined) {
+    issues.push({
+      path: '--dataset-path',
+      message: 'cannot be used with --dataset-name random (it generates its prompts)',
+    })
+  }
+  if (config.tokenizer.skipInit) {
+    issues.push({
+      path: '--skip-tokenizer-init',
+      message: 'cannot be used with --dataset-name random: it needs a tokenizer',
+    })
+  }
+  const dataset = config.dataset
+  dataset.inputLen = read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? dataset.inputLen
+  dataset.outputLen = read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? dataset.outputLen
+  dataset.prefixLen = read.int('--random-prefix-len', 0) ?? dataset.prefixLen
+  dataset.rangeRatio = read.parsed('--random-range-ratio', parseRangeRatio) ?? dataset.rangeRatio
+  dataset.batchSize = read.int('--random-batch-size', 1) ?? 1
+  if (dataset.batchSize > 1) {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be 1 with a generation backend (got ${dataset.batchSize})`,
+    })
+  }
+  dataset.promptTokenIds = read.bool('--prompt-token-ids')
+  if (dataset.promptTokenIds && backend === 'openai-chat') {
+    issues.push({
+      path: '--prompt-token-ids',
+      message: 'needs a completions backend (vllm or openai); chat sends text',
+    })
+  }
+  config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts
+  config.seed = read.int('--seed', 0) ?? config.seed
+
+  // Traffic
+  const rate = read.rate('--request-rate', 'must be > 0 or inf')
+  const burstiness = read.rate('--burstiness', 'must be > 0 (1 is Poisson, inf is a constant rate)')
+  config.load = { requestRate: rate ?? Number.POSITIVE_INFINITY, burstiness: burstiness ?? 1 }
+  const maxConcurrency = read.int('--max-concurrency', 1)
+  if (maxConcurrency !== undefined) config.load.maxConcurrency = maxConcurrency
+  const rampUp = resolveRampUp(read, rate, issues)
+  if (rampUp) config.load.rampUp = rampUp
+  config.numWarmups = read.int('--num-warmups', 0) ?? 0
+  config.readyCheckTimeoutS = read.int('--ready-check-timeout-sec', 0) ?? 0
+
+  // Request content. Python forces ignore_eos for the random dataset on OpenAI-compatible backends.
+  config.request.ignoreEos = true
+  const logprobs = read.int('--logprobs', 0)
+  if (logprobs !== undefined) config.request.logprobs = logprobs
+  config.request.sampling = resolveSampling(read)
+  config.request.extraBody = read.parsed('--extra-body', parseJsonObject) ?? {}
+  config.request.requestIdPrefix = read.string('--request-id-prefix') ?? config.request.requestIdPrefix
+  const timeoutS = read.positive('--request-timeout')
+  if (timeoutS !== undefined) config.request.timeoutS = timeoutS
+  const readTimeoutS = read.positive('--read-timeout')
+  if (readTimeoutS !== undefined) config.request.readTimeoutS = readTimeoutS
+
+  // Metrics
+  config.percentileMetrics =
+    read.parsed('--percentile-metrics', parsePercentileMetrics) ?? config.percentileMetrics
+  config.metricPercentiles = read.parsed('--metric-percentiles', parsePercentiles) ?? config.metricPercentiles
+  const goodput = read.parsed('--goodput', parseGoodput)
+  if (goodput) config.goodput = goodput
+
+  // Output
+  const label = read.string('--label')
+  if (label !== undefined) config.label = label
+  config.metadata = Object.entries(read.pairs('--metadata', '='))
+  config.output = {
+    saveResult: read.bool('--save-result'),
+    saveDetailed: read.bool('--save-detailed'),
+    appendResult: read.bool('--append-result'),
+  }
+  const resultDir = read.string('--result-dir')
+  if (resultDir !== undefined) config.output.resultDir = resultDir
+  const resultFilename = read.string('--result-filename')
+  if (resultFilename !== undefined) config.output.resultFilename = resultFilename
+  config.disableTqdm = read.bool('--disable-tqdm')
+
+  if (issues.length > 0) throw new ConfigError(issues)
+  return config
+}
+
+function resolveRampUp(
+  read: Reader,
+  rate: number | undefined,
+  issues: ConfigIssue[],
+): RampUpConfig | undefined {
+  const strategy = read.choice('--ramp-up-strategy', ['linear', 'exponential'] as const)
+  const startRps = read.number('--ramp-up-start-rps')
+  const endRps = read.number('--ramp-up-end-rps')
+  if (strategy === undefined) {
+    if (startRps !== undefined || endRps !== undefined) {
+      issues.push({
+        path: '--ramp-up-strategy',
+        message: 'is required when --ramp-up-start-rps or --ramp-up-end-rps is set',
+      })
+    }
+    return undefined
+  }
+  if (startRps === undefined || endRps === undefined) {
+    issues.push({
+      path: '--ramp-up-strategy',
+      message: 'needs both --ramp-up-start-rps and --ramp-up-end-rps',
+    })
+    return undefined
+  }
+  if (rate !== undefined && Number.isFinite(rate)) {
+    issues.push({
+      path: '--request-rate',
+      message: 'must be left at inf with --ramp-up-strategy (the ramp sets the rate)',
+    })
+  }
+  if (!(startRps > 0)) issues.push({ path: '--ramp-up-start-rps', message: `must be > 0 (got ${startRps})` })
+  if (endRps < startRps) {
+    issues.push({
+      path: '--ramp-up-end-rps',
+      message: `must be >= --ramp-up-start-rps (got ${endRps} < ${startRps})`,
+    })
+  }
+  return { strategy, startRps, endRps }
+}
+
+function resolveSampling(read: Reader): SamplingParams {
+  const sampling: SamplingParams = {}
+  const pairs: Array<[keyof SamplingParams, number | undefined]> = [
+    ['temperature', read.number('--temperature')],
+    ['top_p', read.number('--top-p')],
+    ['top_k', read.int('--top-k', -1)],
+    ['min_p', read.number('--min-p')],
+    ['frequency_penalty', read.number('--frequency-penalty')],
+    ['presence_penalty', read.number('--presence-penalty')],
+    ['repetition_penalty', read.number('--repetition-penalty')],
+  ]
+  for (const [key, value] of pairs) if (value !== undefined) sampling[key] = value
+  return sampling
+}
+
+export function parsePercentileMetrics(value: string): PercentileMetric[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+  const bad = names.filter((name) => !(PERCENTILE_METRICS as readonly string[]).includes(name))
+  if (bad.length > 0 || names.length === 0) {
+    throw new Error(
+      `has unknown metric ${bad.map((b) => `"${b}"`).join(', ') || '(empty)'}; valid: ${PERCENTILE_METRICS.join(', ')}`,
+    )
+  }
+  return names as PercentileMetric[]
+}
+
+export function parsePercentiles(value: string): number[] {
+  return value.split(',').map((part) => {
+    const p = Number(part.trim())
+    if (part.trim() === '' || !Number.isFinite(p) || p < 0 || p > 100) {
+      throw new Error(`must be comma-separated numbers in [0, 100] (got "${part.trim()}")`)
+    }
+    return p
+  })
+}
+
+/** `--goodput ttft:100 tpot:50`: milliseconds, keys ttft, tpot, e2el. */
+export function parseGoodput(values: string[] | string): GoodputConfig {
+  const goodput: GoodputConfig = {}
+  for (const pair of Array.isArray(values) ? values : [values]) {
+    const [key, raw, ...rest] = pair.split(':')
+    const ms = Number(raw)
+    if (!key || raw === undefined || rest.length > 0 || raw.trim() === '' || !Number.isFinite(ms)) {
+      throw new Error(`must be KEY:VALUE pairs such as ttft:100 (got "${pair}")`)
+    }
+    if (!(GOODPUT_KEYS as readonly string[]).includes(key)) {
+      throw new Error(`has unknown key "${key}"; valid: ${GOODPUT_KEYS.join(', ')}`)
+    }
+    if (ms < 0) throw new Error(`value for ${key} must be >= 0 ms (got ${ms})`)
+    goodput[key as (typeof GOODPUT_KEYS)[number]] = ms
+  }
+  return goodput
+}
+
+function parseJsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(value)
+  } catch (error) {
+    throw new Error(`must be a JSON object (${(error as Error).message})`)
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`must be a JSON object such as '{"temperature": 0}' (got ${value})`)
+  }
+  return parsed as Record<string, unknown>
+}
+
+function normaliseBaseUrl(value: string, issues: ConfigIssue[]): string {
+  try {
+    const url = new URL(value)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme')
+    return value.replace(/\/+$/, '')
+  } catch {
+    issues.push({ path: '--base-url', message: `must be an http:// or https:// URL (got "${value}")` })
+    return value
+  }
+}
+
+type Reader = ReturnType<typeof createReader>
+
+function createReader(flags: FlagValues, issues: ConfigIssue[]) {
+  const scalar = (name: string): string | undefined => {
+    const value = flags.get(name)
+    if (value === undefined || value === true) return undefined
+    return Array.isArray(value) ? value.join(' ') : value
+  }
+  const fail = (name: string, message: string): undefined => {
+    issues.push({ path: name, message })
+    return undefined
+  }
+  return {
+    string: scalar,
+    bool: (name: string): boolean => flags.get(name) === true,
+    int(name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+      const raw = scalar(name)
+      if (raw === undefined) return undefined
+      const value = Number(raw)
+      if (!/^-?\d+$/.test(raw.trim())) return fail(name, `must be an integer (got "${raw}")`)
+      if (value < min) return fail(name, `must be at least ${min} (got ${value})`)
+      if (value > max) return fail(name, `must be at most ${max} (got ${value})`)
+      return value
+    },
+    number(name: string): number | undefined {
+      const raw = scalar(name)
+      if (raw === undefined) return undefined
+      const value = Number(raw)
+      if (raw.trim() === '' || !Number.isFinite(value)) return fail(name, `must be a number (got "${raw}")`)
+      return value
+    },
+    positive(name: string): number | undefined {
+      const raw = scalar(name)
+      if (raw === undefined) return undefined
+      const value = Number(raw)
+      if (raw.trim() === '' || !Number.isFinite(value) || value <= 0) {
+        return fail(name, `must be a number of seconds > 0 (got "${raw}")`)
+      }
+      return value
+    },
+    rate(name: string, rule: string): number | undefined {
+      const raw = scalar(name)
+      if (raw === undefined) return undefined
+      const value = /^\+?inf(inity)?$/i.test(raw.trim()) ? Number.POSITIVE_INFINITY : Number(raw)
+      if (raw.trim() === '' || Number.isNaN(value) || value <= 0) return fail(name, `${rule} (got "${raw}")`)
+      return value
+    },
+    choice<T extends string>(name: string, choices: readonly T[]): T | undefined {
+      const raw = scalar(name)
+      if (raw === undefined) return undefined
+      if (!(choices as readonly string[]).includes(raw)) {
+        return fail(name, `must be one of ${choices.join(', ')} (got "${raw}")`)
+      }
+      return raw as T
+    },
+    pairs(name: string, separator: string): Record<string, string> {
+      const raw = flags.get(name)
+      const out: Record<string, string> = {}
+      if (!Array.isArray(raw)) return out
+      for (const pair of raw) {
+        const at = pair.indexOf(separator)
+        const key = at === -1 ? '' : pair.slice(0, at).trim()
+        if (!key) {
+          issues.push({ path: name, message: `must be KEY${separator}VALUE pairs (got "${pair}")` })
+          continue
+        }
+        out[key] = pair.slice(at + 1).trim()
+      }
+      return out
+    },
+    parsed<T>(name: string, parse: (value: string & string[]) => T): T | undefined {
+      const raw = flags.get(name)
+      if (raw === undefined || raw === true) return undefined
+      try {
+        return parse(raw as string & string[])
+      } catch (error) {
+        return fail(name, (error as Error).message)
+      }
+    },
+  }
+}

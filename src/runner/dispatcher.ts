@@ -1,0 +1,99 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import PQueue from 'p-queue'
+import type { RequestOutput } from '../config/records.ts'
+
+/** One scheduled request: when it arrives (seconds after the run start) and how to send it. */
+export interface DispatchItem<T> {
+  offsetS: number
+  payload: T
+}
+
+export interface DispatchOptions {
+  maxConcurrency?: number
+  /** Stops new sends; requests already in flight get `drainMs` to finish, then their signal aborts. */
+  signal?: AbortSignal
+  drainMs?: number
+  onRequestEnd?(done: number): void
+}
+
+/** A sent request's output plus when it arrived and when it actually started, monotonic seconds. */
+export interface Dispatched extends RequestOutput {
+  index: number
+  arrivalTimeS: number
+  queueTimeS: number
+}
+
+export interface DispatchOutcome {
+  /** In dispatch order; requests never sent (interrupted) are absent. */
+  results: Dispatched[]
+  /** `performance.now()/1000` just before the first arrival wait: Python's benchmark_start_time. */
+  startS: number
+  /** After the last request finished. */
+  endS: number
+  interrupted: boolean
+}
+
+export const DEFAULT_DRAIN_MS = 5_000
+
+/**
+ * Start each request at its offset, gated by a FIFO concurrency limit. Arrival is stamped when the
+ * schedule releases a request; start is stamped by the backend after it acquires a slot, so the
+ * client queue time (`start - arrival`) is recorded apart from the service time.
+ * Python: benchmark (vllm/benchmarks/serve.py) with its semaphore; Rust: benchmark.rs.
+ */
+export async function dispatch<T>(
+  items: ReadonlyArray<DispatchItem<T>>,
+  send: (payload: T, signal: AbortSignal) => Promise<RequestOutput>,
+  options: DispatchOptions = {},
+): Promise<DispatchOutcome> {
+  const queue = new PQueue({ concurrency: options.maxConcurrency ?? Number.POSITIVE_INFINITY })
+  const inFlight = new AbortController()
+  const results: Array<Dispatched | undefined> = new Array(items.length)
+  const pending: Array<Promise<void>> = []
+  let done = 0
+  const interrupted = (): boolean => options.signal?.aborted === true
+  const startS = performance.now() / 1000
+
+  for (let i = 0; i < items.length && !interrupted(); i++) {
+    const item = items[i]!
+    const waitMs = (startS + item.offsetS) * 1000 - performance.now()
+    if (waitMs > 1) await sleepUnlessAborted(waitMs, options.signal)
+    if (interrupted()) break
+    const arrivalTimeS = performance.now() / 1000
+    pending.push(
+      queue.add(async () => {
+        if (interrupted()) return
+        const output = await send(item.payload, inFlight.signal)
+        results[i] = {
+          ...output,
+          index: i,
+          arrivalTimeS,
+          queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
+        }
+        options.onRequestEnd?.(++done)
+      }),
+    )
+  }
+
+  if (interrupted()) {
+    queue.clear()
+    const drained = Promise.all(pending).then(() => true)
+    const timer = sleep(options.drainMs ?? DEFAULT_DRAIN_MS, false, { ref: false })
+    if (!(await Promise.race([drained, timer]))) inFlight.abort(new Error('interrupted'))
+  }
+  await Promise.all(pending)
+  return {
+    results: results.filter((r): r is Dispatched => r !== undefined),
+    startS,
+    endS: performance.now() / 1000,
+    interrupted: interrupted(),
+  }
+}
+
+async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined)
+  } catch {
+    // Aborted: the caller checks the signal.
+  }
+}

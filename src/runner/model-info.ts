@@ -1,0 +1,50 @@
+import { request } from 'undici'
+import type { ResolvedEndpoint } from '../config/bench-config.ts'
+import { EndpointError } from '../errors.ts'
+
+/** `data[0]` of `/v1/models`: `id` is what requests send, `root` is the model id (Python V-ref). */
+export interface ServedModel {
+  name: string
+  id: string
+}
+
+/** Ask the server which model it serves. Python: get_first_model_from_server (serve.py). */
+export async function fetchFirstModel(endpoint: ResolvedEndpoint, timeoutMs = 30_000): Promise<ServedModel> {
+  const url = `${endpoint.baseUrl}/v1/models`
+  let body: unknown
+  try {
+    const response = await request(url, {
+      headers: {
+        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+        ...endpoint.headers,
+      },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
+    if (response.statusCode !== 200) {
+      const text = await response.body.text()
+      throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`)
+    }
+    body = await response.body.json()
+  } catch (error) {
+    throw new EndpointError(
+      'SERVEBENCH_ENDPOINT_UNREACHABLE',
+      `Cannot read the served model from ${url}: ${describe(error)}. Is the server running? Pass --model to skip this lookup.`,
+      { cause: error },
+    )
+  }
+  const first = (body as { data?: Array<{ id?: unknown; root?: unknown }> } | null)?.data?.[0]
+  if (!first || typeof first.id !== 'string') {
+    throw new EndpointError('SERVEBENCH_ENDPOINT_UNREACHABLE', `${url} lists no model; pass --model`)
+  }
+  return { name: first.id, id: typeof first.root === 'string' ? first.root : first.id }
+}
+
+function describe(error: unknown): string {
+  const parts: string[] = []
+  for (let e: unknown = error; e instanceof Error && parts.length < 4; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    parts.push(typeof code === 'string' && !e.message.includes(code) ? `${e.message} (${code})` : e.message)
+  }
+  return parts.join(': ') || String(error)
+}

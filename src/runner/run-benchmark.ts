@@ -1,0 +1,192 @@
+import { getBackend } from '../backends/index.ts'
+import { HttpClient } from '../backends/http.ts'
+import type { BackendRequest } from '../backends/types.ts'
+import type { BenchConfig } from '../config/bench-config.ts'
+import type { RequestOutput, RequestRecord, SampleRequest } from '../config/records.ts'
+import { generateRequests } from '../datasets/index.ts'
+import { calculateMetrics } from '../metrics/calculate.ts'
+import { buildResult, formatDate } from '../report/result-json.ts'
+import type { BenchResult } from '../report/result-types.ts'
+import { computeSchedule } from '../schedule/index.ts'
+import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { dispatch } from './dispatcher.ts'
+import { fetchFirstModel } from './model-info.ts'
+import { waitForEndpoint } from './ready-check.ts'
+
+export interface RunHooks {
+  /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
+  signal?: AbortSignal
+  /** Reuse one client across runs to keep its connections warm; the run closes only a client it created. */
+  httpClient?: HttpClient
+  /** Called after each measured request; `total` is the number scheduled. */
+  onRequestEnd?(done: number, total: number): void
+  /** Progress lines, as Python prints them (`Starting main benchmark run...`). */
+  log?(line: string): void
+}
+
+export interface RunOutcome {
+  result: BenchResult
+  records: RequestRecord[]
+  /** True when the signal stopped the run before every request was sent and answered. */
+  interrupted: boolean
+}
+
+/**
+ * One benchmark run: model and tokenizer, dataset, ready check, warm-ups, the timed run, metrics.
+ * Python: main_async + benchmark (vllm/benchmarks/serve.py); Rust: lib.rs run → benchmark.rs.
+ */
+export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): Promise<RunOutcome> {
+  const log = hooks.log ?? (() => {})
+  const endpoint = config.endpoint
+  const served = endpoint.model ? { name: endpoint.model, id: endpoint.model } : await fetchFirstModel(endpoint)
+  const requestModel = endpoint.servedModelName ?? served.name
+  const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
+  const tokenizer = tokenizerId
+    ? await loadTokenizer({
+        id: tokenizerId,
+        baseUrl: endpoint.baseUrl,
+        model: requestModel,
+        headers: { ...authHeader(endpoint.apiKey), ...endpoint.headers },
+        mode: config.tokenizer.mode,
+        trustRemoteCode: config.tokenizer.trustRemoteCode,
+      })
+    : undefined
+  if (!tokenizer) throw new Error('The random dataset needs a tokenizer. This is a bug in servebench.')
+  const samples = await generateRequests(config.dataset, { tokenizer, numPrompts: config.numPrompts, seed: config.seed })
+
+  const backend = getBackend(endpoint.backend)
+  const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
+  const extraBody = { ...config.request.sampling, ...config.request.extraBody }
+  const toRequest = (sample: SampleRequest, requestId: string, signal?: AbortSignal): BackendRequest => ({
+    url,
+    requestId,
+    model: requestModel,
+    prompt: sample.promptTokenIds ?? sample.prompt,
+    promptLen: sample.promptLen,
+    outputLen: sample.expectedOutputLen,
+    ignoreEos: config.request.ignoreEos,
+    ...(config.request.logprobs !== undefined ? { logprobs: config.request.logprobs } : {}),
+    extraBody,
+    headers: endpoint.headers,
+    ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+    ...(config.request.timeoutS !== undefined ? { timeoutS: config.request.timeoutS } : {}),
+    ...(config.request.readTimeoutS !== undefined ? { readTimeoutS: config.request.readTimeoutS } : {}),
+    ...(signal ? { signal } : {}),
+  })
+
+  const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
+  const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
+  try {
+    const first = samples[0]
+    if (!first) throw new Error('The dataset produced no requests. This is a bug in servebench.')
+    const prefix = config.request.requestIdPrefix
+    if (config.readyCheckTimeoutS > 0) {
+      log('Starting initial single prompt test run...')
+      await waitForEndpoint(
+        (signal) => backend.send(toRequest(first, `${prefix}ready`, signal), client),
+        config.readyCheckTimeoutS,
+        hooks.signal ? { signal: hooks.signal } : {},
+      )
+      log('Initial test run completed.')
+    } else {
+      log('Skipping endpoint ready check.')
+    }
+    if (config.numWarmups > 0) {
+      log(`Warming up with ${config.numWarmups} requests...`)
+      await dispatch(
+        Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
+        (i, signal) => backend.send(toRequest(first, `${prefix}warmup-${i}`, signal), client),
+        withSignal({ ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}) }, hooks.signal),
+      )
+      log('Warmup run completed.')
+    }
+
+    log('Starting main benchmark run...')
+    log(`Traffic request rate: ${formatRate(config)}`)
+    log(
+      `Burstiness factor: ${formatFloat(config.load.burstiness)} (${config.load.burstiness === 1 ? 'Poisson process' : 'Gamma distribution'})`,
+    )
+    log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
+    const schedule = computeSchedule(samples.length, config.load, config.seed)
+    const outcome = await dispatch(
+      samples.map((sample, i) => ({ offsetS: schedule.offsetsS[i]!, payload: { sample, requestId: `${prefix}${i}` } })),
+      ({ sample, requestId }, signal) => backend.send(toRequest(sample, requestId, signal), client),
+      withSignal(
+        {
+          ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+          onRequestEnd: (done) => hooks.onRequestEnd?.(done, samples.length),
+        },
+        hooks.signal,
+      ),
+    )
+
+    const records: RequestRecord[] = []
+    for (const r of outcome.results) {
+      records.push({
+        ...r,
+        requestId: `${prefix}${r.index}`,
+        outputLen: await resolveOutputLen(r, tokenizer),
+        arrivalTimeS: r.arrivalTimeS,
+        queueTimeS: r.queueTimeS,
+      })
+    }
+    const durationS = outcome.endS - outcome.startS
+    const metrics = calculateMetrics(records, {
+      durationS,
+      ...(config.goodput ? { goodput: config.goodput } : {}),
+      percentileMetrics: config.percentileMetrics,
+      metricPercentiles: config.metricPercentiles,
+      hasTokenizer: true,
+      ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+      requestRateFinite: Number.isFinite(config.load.requestRate),
+    })
+    const result = buildResult(
+      {
+        date: formatDate(new Date()),
+        backend: endpoint.backend,
+        ...(config.label !== undefined ? { label: config.label } : {}),
+        modelId: served.id,
+        tokenizerId,
+        numPrompts: config.numPrompts,
+        numWarmups: config.numWarmups,
+        metadata: config.metadata,
+        requestRate: config.load.requestRate,
+        burstiness: config.load.burstiness,
+        ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+        ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
+      },
+      metrics,
+      records,
+    )
+    return { result, records, interrupted: outcome.interrupted }
+  } finally {
+    if (!hooks.httpClient) await client.close()
+  }
+}
+
+/** Usage count first; else re-tokenise the text (Python: `len(tokenizer(text).input_ids)`); failures count 0. */
+async function resolveOutputLen(output: RequestOutput, tokenizer: Tokenizer | undefined): Promise<number> {
+  if (!output.success) return 0
+  if (output.outputTokens) return output.outputTokens
+  if (!tokenizer) return 1
+  return (await tokenizer.encode(output.generatedText)).length
+}
+
+function authHeader(apiKey: string | undefined): Record<string, string> {
+  return apiKey ? { authorization: `Bearer ${apiKey}` } : {}
+}
+
+function withSignal<T extends object>(options: T, signal: AbortSignal | undefined): T & { signal?: AbortSignal } {
+  return signal ? { ...options, signal } : options
+}
+
+function formatRate(config: BenchConfig): string {
+  const rate = config.load.requestRate
+  return Number.isFinite(rate) ? formatFloat(rate) : 'inf'
+}
+
+/** Python `str(float)`: 1 → "1.0". */
+function formatFloat(value: number): string {
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf'
+  return Number.isInteger(value) ? value.toFixed(1) : String(value)
+}
