@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The dependency rules of STYLE.md ("Dependency direction"), checked on the import specifiers of src/.
+const SRC = resolve(import.meta.dirname, '../src')
+
+interface Rule {
+  from: RegExp
+  forbidden: RegExp
+  why: string
+}
+
+const RULES: Rule[] = [
+  {
+    from: /^backends\//,
+    forbidden: /^(metrics|report|runner|datasets|cli|vitest|sim)\//,
+    why: 'backends only send and time requests',
+  },
+  {
+    from: /^datasets\//,
+    forbidden: /^(backends|runner|metrics|report|cli|vitest|sim)\//,
+    why: 'datasets only produce requests',
+  },
+  {
+    from: /^(metrics|report)\//,
+    forbidden: /^(backends|runner|datasets|tokenizer|cli|vitest|sim)\//,
+    why: 'metrics and report are pure',
+  },
+  {
+    from: /^sim\//,
+    forbidden: /^(backends|metrics|report|runner|datasets|config|cli|vitest)\//,
+    why: 'the simulator must not share code with the client it tests',
+  },
+  {
+    from: /^(runner|backends|datasets|tokenizer|schedule|metrics|report|config)\//,
+    forbidden: /^(cli|vitest)\//,
+    why: 'the engine never imports a face',
+  },
+  {
+    from: /^(index\.ts$|vitest\/runtime\/|vitest\/shared\/)/,
+    forbidden: /^vitest\/node\//,
+    why: 'worker-side code never imports main-process code',
+  },
+]
+
+describe('layering', () => {
+  it('no module imports across a forbidden edge', () => {
+    const violations: string[] = []
+    for (const file of listTs(SRC)) {
+      const from = relative(SRC, file)
+      if (from.endsWith('.test.ts')) continue
+      for (const target of importsOf(file)) {
+        for (const rule of RULES) {
+          if (rule.from.test(from) && rule.forbidden.test(target))
+            violations.push(`${from} imports ${target}: ${rule.why}`)
+        }
+      }
+    }
+    expect(violations).toEqual([])
+  })
+
+  it('library code outside the CLI and the reporter never calls console.log', () => {
+    const offenders = listTs(SRC)
+      .map((file) => relative(SRC, file))
+      .filter(
+        (file) =>
+          !file.startsWith('cli/') && file !== 'vitest/node/reporter.ts' && !file.endsWith('.test.ts'),
+      )
+      .filter((file) => /console\.log\(/.test(readFileSync(join(SRC, file), 'utf8')))
+    expect(offenders).toEqual([])
+  })
+})
+
+function listTs(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return listTs(path)
+    return entry.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** Relative import targets of a file, as paths under src/ (e.g. `metrics/calculate.ts`). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  const targets: string[] = []
+  for (const match of text.matchAll(
+    /(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g,
+  )) {
+    const spec = match[1] ?? match[2]
+    if (spec) targets.push(relative(SRC, resolve(dirname(file), spec)))
+  }
+  return targets
+}
