@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { playSse, type ScriptServer, sse, startScriptServer } from '../../test/backends/script-server.ts'
+import { HttpClient } from './http.ts'
+import { BACKENDS, getBackend } from './index.ts'
+import type { BackendRequest } from './types.ts'
+
+let server: ScriptServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+function makeRequest(url: string, index: number): BackendRequest {
+  return {
+    url,
+    requestId: `r-${index}`,
+    model: 'm',
+    prompt: 'p',
+    promptLen: 1,
+    outputLen: 1,
+    ignoreEos: false,
+    extraBody: {},
+    headers: {},
+  }
+}
+
+async function runConcurrent(connections: number, requests: number): Promise<number> {
+  server = await startScriptServer((_request, response) =>
+    playSse(response, [
+      { kind: 'sleep', ms: 30 },
+      { kind: 'write', data: sse({ choices: [{ text: 'x' }] }) },
+    ]),
+  )
+  const client = new HttpClient({ connections })
+  const backend = getBackend('vllm')
+  const url = `${server.baseUrl}${backend.defaultEndpointPath}`
+  const outputs = await Promise.all(
+    Array.from({ length: requests }, (_, i) => backend.send(makeRequest(url, i), client)),
+  )
+  await client.close()
+  expect(outputs.every((output) => output.success)).toBe(true)
+  return server.peakConcurrent()
+}
+
+describe('HttpClient', () => {
+  it('opens at most `connections` sockets, so requests beyond it wait', async () => {
+    expect(await runConcurrent(2, 6)).toBe(2)
+  })
+
+  it('has no limit with Infinity', async () => {
+    expect(await runConcurrent(Number.POSITIVE_INFINITY, 6)).toBe(6)
+  })
+
+  it('can be closed twice', async () => {
+    const client = new HttpClient({ connections: 1, insecure: true })
+    await client.close()
+    await expect(client.close()).resolves.toBeUndefined()
+  })
+})
+
+describe('BACKENDS', () => {
+  it('maps vllm and openai to completions and openai-chat to chat', () => {
+    expect(BACKENDS.vllm.defaultEndpointPath).toBe('/v1/completions')
+    expect(BACKENDS.openai.defaultEndpointPath).toBe('/v1/completions')
+    expect(BACKENDS['openai-chat'].defaultEndpointPath).toBe('/v1/chat/completions')
+    expect(Object.keys(BACKENDS).map((name) => getBackend(name as keyof typeof BACKENDS).name)).toEqual([
+      'vllm',
+      'openai',
+      'openai-chat',
+    ])
+  })
+})

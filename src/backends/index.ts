@@ -1,0 +1,24 @@
+import type { BackendName } from '../config/bench-config.ts'
+import { chatBackend } from './chat.ts'
+import { createCompletionsBackend } from './completions.ts'
+import type { Backend } from './types.ts'
+
+export type { Backend, BackendRequest } from './types.ts'
+
+/** CLI `--backend` name → implementation (Rust: `get_backend(kind)`). */
+export const BACKENDS: { readonly [K in BackendName]: Backend } = {
+  vllm: createCompletionsBackend('vllm'),
+  openai: createCompletionsBackend('openai'),
+  'openai-chat': chatBackend,
+}
+
+/** The backend for a `--backend` name. */
+export function getBackend(name: BackendName): Backend {
+  const backend = BACKENDS[name]
+  if (backend === undefined) {
+    throw new TypeError(
+      `Unknown backend "${String(name)}". This is a bug in servebench: names are validated earlier.`,
+    )
+  }
+  return backend
+}

@@ -1,0 +1,244 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createSseParser, isCompleteJson } from './sse.ts'
+
+const encoder = new TextEncoder()
+
+/** Pushes each chunk; returns the payloads each push returned, then those of `end()`. */
+function feed(...chunks: Array<string | Uint8Array>): { pushes: string[][]; end: string[] } {
+  const parser = createSseParser()
+  const pushes = chunks.map((chunk) => parser.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk))
+  return { pushes, end: parser.end() }
+}
+
+// Reference: rust-vllm-bench.md §3 edge-case table (backends/streaming.rs). Our parser returns
+// `data` payloads, so the comment of the third row yields nothing instead of a message.
+describe('createSseParser: Rust edge cases', () => {
+  it('emits a message and [DONE] from one chunk', () => {
+    const { pushes } = feed('data: {"choices":[{"text":"hi"}]}\n\ndata: [DONE]\n\n')
+    expect(pushes).toEqual([['{"choices":[{"text":"hi"}]}', '[DONE]']])
+  })
+
+  it('emits a message split across two chunks only when it is complete', () => {
+    const { pushes } = feed('data: {"cho', 'ices":[{"text":"a"}]}\n\n')
+    expect(pushes).toEqual([[], ['{"choices":[{"text":"a"}]}']])
+  })
+
+  it('skips a comment and keeps the event after it', () => {
+    const { pushes } = feed(': ping\n\ndata: {"test":1}\n\n')
+    expect(pushes).toEqual([['{"test":1}']])
+  })
+
+  it('emits [DONE] without any newline', () => {
+    expect(feed('data: [DONE]').pushes).toEqual([['[DONE]']])
+  })
+
+  it('emits a partial message once its JSON completes, before the blank line', () => {
+    const { pushes, end } = feed('data: {"partial":', 'true}')
+    expect(pushes).toEqual([[], ['{"partial":true}']])
+    expect(end).toEqual([])
+  })
+
+  it('reads the data of a multi-field event', () => {
+    const { pushes } = feed('event: message\ndata: {"choices":[{"text":"hi"}]}\n\n')
+    expect(pushes).toEqual([['{"choices":[{"text":"hi"}]}']])
+  })
+
+  it('emits a multi-field event speculatively', () => {
+    const { pushes } = feed('event: message\ndata: {"choices":[{"text":"hi"}]}')
+    expect(pushes).toEqual([['{"choices":[{"text":"hi"}]}']])
+  })
+})
+
+describe('createSseParser: more edge cases', () => {
+  it('drops the late blank line after a speculative emit', () => {
+    const { pushes, end } = feed('data: {"a":1}', '\n', '\n', 'data: {"b":2}\n\n')
+    expect(pushes).toEqual([['{"a":1}'], [], [], ['{"b":2}']])
+    expect(end).toEqual([])
+  })
+
+  it('emits a complete data line whose blank line is missing', () => {
+    const { pushes } = feed('data: {"a":1}\n', '\ndata: {"b":2}\n\n')
+    expect(pushes).toEqual([['{"a":1}'], ['{"b":2}']])
+  })
+
+  it('accepts data: without the space, and keeps a second space', () => {
+    expect(feed('data:{"a":1}\n\ndata:  x\n\n').pushes).toEqual([['{"a":1}', ' x']])
+  })
+
+  it('accepts \\r\\n line ends, also split between \\r and \\n', () => {
+    const { pushes } = feed('data: {"a":1}\r\n\r\ndata: x\r', '\n\r', '\n')
+    expect(pushes).toEqual([['{"a":1}'], [], ['x']])
+  })
+
+  it('joins multi-line data with \\n', () => {
+    const { pushes } = feed('data: {"a":\ndata: 1}\n\ndata: one\ndata: two\n\n')
+    expect(pushes).toEqual([['{"a":\n1}', 'one\ntwo']])
+  })
+
+  it('ignores event:, id: and retry: fields and keep-alive comments between events', () => {
+    const { pushes } = feed(': ping\n\nid: 7\nretry: 100\nevent: x\ndata: a\n\n:keep-alive\n\ndata: b\n\n')
+    expect(pushes).toEqual([['a', 'b']])
+  })
+
+  it('ignores a field that only starts with "data"', () => {
+    expect(feed('database: 1\ndata: a\n\n').pushes).toEqual([['a']])
+  })
+
+  it('ignores everything after [DONE]', () => {
+    const { pushes, end } = feed('data: [DONE]\n\ndata: {"late":1}\n\n', 'data: x\n\n')
+    expect(pushes).toEqual([['[DONE]'], []])
+    expect(end).toEqual([])
+  })
+
+  it('flushes an event without its blank line when the stream ends', () => {
+    const { pushes, end } = feed('data: {"a":1}\n\ndata: not json')
+    expect(pushes).toEqual([['{"a":1}']])
+    expect(end).toEqual(['not json'])
+  })
+
+  it('keeps a multi-byte character split across chunks intact', () => {
+    const bytes = encoder.encode('data: {"text":"é€😀"}\n\n')
+    const at = bytes.indexOf(0xe2) + 1 // inside the 3-byte '€'
+    const { pushes } = feed(bytes.subarray(0, at), bytes.subarray(at))
+    expect(pushes).toEqual([[], ['{"text":"é€😀"}']])
+  })
+
+  it('waits for a closing brace inside a string', () => {
+    expect(feed('data: {"a":"}"').pushes).toEqual([[]])
+    expect(feed('data: {"a":"\\"}"}').pushes).toEqual([['{"a":"\\"}"}']])
+  })
+
+  it('parses a stream fed one byte at a time', () => {
+    const bytes = encoder.encode('event: m\r\ndata: {"t":"ü"}\r\n\r\n: c\r\n\r\ndata: [DONE]\r\n\r\n')
+    const parser = createSseParser()
+    const events: string[] = []
+    for (let i = 0; i < bytes.length; i++) events.push(...parser.push(bytes.subarray(i, i + 1)))
+    events.push(...parser.end())
+    expect(events).toEqual(['{"t":"ü"}', '[DONE]'])
+  })
+})
+
+describe('isCompleteJson', () => {
+  it.each([
+    ['{}', true],
+    ['  [1, {"a": [2]}]  ', true],
+    ['{"a":"{"}', true],
+    ['{"a":1', false],
+    ['{"a":1}}', false],
+    ['{"a":1} x', false],
+    ['"text"', false],
+    ['42', false],
+    ['', false],
+  ])('%j -> %s', (text, expected) => {
+    expect(isCompleteJson(text)).toBe(expected)
+  })
+})
+
+/** One generated event: its data lines and what the parser must return for it. */
+interface GeneratedEvent {
+  lines: string[]
+  payload: string | null
+  text: string
+}
+
+const textArb = fc.string({ unit: 'binary', maxLength: 12 })
+
+const eventArb: fc.Arbitrary<GeneratedEvent> = fc.oneof(
+  // A vLLM-like token chunk, optionally with an `event:` line and `data:` without the space.
+  fc.record({ text: textArb, named: fc.boolean(), noSpace: fc.boolean() }).map(({ text, named, noSpace }) => {
+    const payload = JSON.stringify({ choices: [{ index: 0, text }], usage: null })
+    return {
+      lines: [...(named ? ['event: message'] : []), `data:${noSpace ? '' : ' '}${payload}`],
+      payload,
+      text,
+    }
+  }),
+  // The same payload on two data lines, cut after a comma so the first line is not complete.
+  textArb.map((text) => {
+    const payload = JSON.stringify({ id: 'x', choices: [{ text }] })
+    const cut = payload.indexOf(',') + 1
+    return {
+      lines: [`data: ${payload.slice(0, cut)}`, `data: ${payload.slice(cut)}`],
+      payload: `${payload.slice(0, cut)}\n${payload.slice(cut)}`,
+      text,
+    }
+  }),
+  fc.constant<GeneratedEvent>({ lines: [': ping'], payload: null, text: '' }),
+)
+
+const streamArb = fc
+  .record({
+    events: fc.array(eventArb, { maxLength: 8 }),
+    crlf: fc.boolean(),
+    done: fc.boolean(),
+    trailingBlankLine: fc.boolean(),
+  })
+  .map(({ events, crlf, done, trailingBlankLine }) => {
+    const eol = crlf ? '\r\n' : '\n'
+    const all = done ? [...events, { lines: ['data: [DONE]'], payload: '[DONE]', text: '' }] : events
+    let stream = all.map((event) => event.lines.join(eol) + eol + eol).join('')
+    if (done) stream += `data: {"after":"done"}${eol}${eol}`
+    else if (!trailingBlankLine && stream.endsWith(eol + eol)) stream = stream.slice(0, -eol.length)
+    const payloads = all
+      .map((event) => event.payload)
+      .filter((payload): payload is string => payload !== null)
+    return { bytes: encoder.encode(stream), payloads, text: all.map((event) => event.text).join('') }
+  })
+
+function parseInChunks(bytes: Uint8Array, cuts: number[]): string[] {
+  const parser = createSseParser()
+  const events: string[] = []
+  let from = 0
+  for (const cut of [...cuts, bytes.length]) {
+    events.push(...parser.push(bytes.subarray(from, cut)))
+    from = cut
+  }
+  events.push(...parser.end())
+  return events
+}
+
+function textOf(payloads: string[]): string {
+  return payloads
+    .filter((payload) => payload !== '[DONE]')
+    .map((payload) => (JSON.parse(payload) as { choices: Array<{ text: string }> }).choices[0]!.text)
+    .join('')
+}
+
+describe('createSseParser: any split of a valid stream', () => {
+  it('yields the same events and text as the whole stream', () => {
+    fc.assert(
+      fc.property(
+        streamArb.chain((stream) =>
+          fc.record({
+            stream: fc.constant(stream),
+            cuts: fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, stream.bytes.length - 1) }), {
+              maxLength: 24,
+            }),
+          }),
+        ),
+        ({ stream, cuts }) => {
+          const whole = parseInChunks(stream.bytes, [])
+          expect(whole).toEqual(stream.payloads)
+          const split = parseInChunks(
+            stream.bytes,
+            cuts.filter((cut) => cut < stream.bytes.length).sort((a, b) => a - b),
+          )
+          expect(split).toEqual(whole)
+          expect(textOf(split)).toBe(stream.text)
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  it('yields the same events when fed one byte at a time', () => {
+    fc.assert(
+      fc.property(streamArb, (stream) => {
+        const everyByte = Array.from({ length: Math.max(0, stream.bytes.length - 1) }, (_, i) => i + 1)
+        expect(parseInChunks(stream.bytes, everyByte)).toEqual(stream.payloads)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -1,0 +1,227 @@
+/**
+ * Incremental Server-Sent Events parser that works on bytes.
+ *
+ * Lines are cut at `\n` bytes (a trailing `\r` is dropped), so a multi-byte UTF-8 character can
+ * never be split: a line is decoded only once it is complete. `data:` values (one optional space
+ * stripped) are joined with `\n`; a blank line dispatches the event; `:` comments and other
+ * fields (`event:`, `id:`, `retry:`) are ignored. After `[DONE]` the rest of the stream is ignored.
+ *
+ * Speculative flush (Rust: `StreamedResponseHandler` in backends/streaming.rs; Python does the
+ * same with `json.loads`): when the pending event already holds one complete JSON object or array,
+ * or `[DONE]`, but its blank line has not arrived, the event is emitted at once so the caller
+ * stamps it with the arrival time of its JSON, not of the separator.
+ */
+
+/** The parser of one response stream. Not reusable across streams. */
+export interface SseParser {
+  /** Feeds one body chunk; returns the `data` payloads of the events it completed, in order. */
+  push(chunk: Uint8Array): string[]
+  /** Ends the stream; returns what was still pending (an event without its blank line). */
+  end(): string[]
+}
+
+/** The payload a stream sends last; everything after it is ignored. */
+export const SSE_DONE = '[DONE]'
+
+const LF = 0x0a
+const CR = 0x0d
+const COLON = 0x3a
+const SPACE = 0x20
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const INITIAL_CAPACITY_BYTES = 1024
+
+/** Creates a parser for one stream. */
+export function createSseParser(): SseParser {
+  return new ByteSseParser()
+}
+
+class ByteSseParser implements SseParser {
+  /** Bytes of the current incomplete line (only used when a line spans chunks). */
+  private carry: Buffer = Buffer.allocUnsafe(0)
+  private carryLength = 0
+  /** Data of the pending event; null when it has no data line yet. */
+  private data: string | null = null
+  /** The current partial line was already emitted speculatively: drop it up to its `\n`. */
+  private discardLine = false
+  private done = false
+
+  push(chunk: Uint8Array): string[] {
+    const out: string[] = []
+    if (this.done || chunk.byteLength === 0) return out
+    const bytes = asBuffer(chunk)
+    let position = 0
+    if (this.carryLength > 0) {
+      const newline = bytes.indexOf(LF)
+      if (newline === -1) {
+        this.append(bytes, 0, bytes.length)
+        this.speculate(this.carry, 0, this.carryLength, out)
+        return out
+      }
+      this.append(bytes, 0, newline)
+      const length = this.carryLength
+      this.carryLength = 0
+      this.line(this.carry, 0, length, out)
+      position = newline + 1
+    }
+    while (!this.done) {
+      const newline = bytes.indexOf(LF, position)
+      if (newline === -1) break
+      this.line(bytes, position, newline, out)
+      position = newline + 1
+    }
+    if (this.done) return out
+    if (position < bytes.length) {
+      this.append(bytes, position, bytes.length)
+      this.speculate(this.carry, 0, this.carryLength, out)
+    } else {
+      this.speculate(bytes, 0, 0, out)
+    }
+    return out
+  }
+
+  end(): string[] {
+    const out: string[] = []
+    if (this.done) return out
+    if (this.carryLength > 0) {
+      const length = this.carryLength
+      this.carryLength = 0
+      this.line(this.carry, 0, length, out)
+    }
+    this.discardLine = false
+    if (!this.done && this.data !== null) this.dispatch(out)
+    return out
+  }
+
+  private append(source: Buffer, start: number, end: number): void {
+    const needed = this.carryLength + (end - start)
+    if (needed > this.carry.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.carry.length * 2, INITIAL_CAPACITY_BYTES))
+      this.carry.copy(grown, 0, 0, this.carryLength)
+      this.carry = grown
+    }
+    source.copy(this.carry, this.carryLength, start, end)
+    this.carryLength = needed
+  }
+
+  /** Handles one complete line `bytes[start, end)` (its `\n` excluded). */
+  private line(bytes: Buffer, start: number, end: number, out: string[]): void {
+    if (end > start && bytes[end - 1] === CR) end--
+    if (this.discardLine) {
+      this.discardLine = false
+      return
+    }
+    if (end === start) {
+      if (this.data !== null) this.dispatch(out)
+      return
+    }
+    const valueStart = dataValueStart(bytes, start, end)
+    if (valueStart === -1) return
+    const value = bytes.toString('utf8', valueStart, end)
+    this.data = this.data === null ? value : `${this.data}\n${value}`
+  }
+
+  private dispatch(out: string[]): void {
+    const data = this.data!
+    this.data = null
+    out.push(data)
+    if (isDone(data)) this.done = true
+  }
+
+  /**
+   * After a chunk: if the pending event (its complete data lines plus a partial `data:` line
+   * `bytes[start, end)`, if any) is already one complete JSON value or `[DONE]`, emit it now.
+   */
+  private speculate(bytes: Buffer, start: number, end: number, out: string[]): void {
+    if (this.discardLine) return
+    let partialValueStart = -1
+    if (end > start) {
+      partialValueStart = dataValueStart(bytes, start, end)
+      // A partial line that is not (yet) a data line might still become one: wait for it.
+      if (partialValueStart === -1) return
+    } else if (this.data === null) {
+      return
+    }
+    // A line ending in `\r` may still get its `\n`: judge it without the `\r`, as `line` will.
+    if (partialValueStart !== -1 && bytes[end - 1] === CR) end--
+    // Cheap rejection first: a complete value (and `[DONE]`) ends with `}` or `]`.
+    const last = partialValueStart === -1 ? this.data!.charCodeAt(this.data!.length - 1) : bytes[end - 1]
+    if (last !== CLOSE_BRACE && last !== CLOSE_BRACKET) return
+    const candidate =
+      partialValueStart === -1
+        ? this.data!
+        : this.data === null
+          ? bytes.toString('utf8', partialValueStart, end)
+          : `${this.data}\n${bytes.toString('utf8', partialValueStart, end)}`
+    if (!isDone(candidate) && !isCompleteJson(candidate)) return
+    this.data = candidate
+    this.dispatch(out)
+    if (partialValueStart !== -1) {
+      this.discardLine = true
+      this.carryLength = 0
+    }
+  }
+}
+
+function asBuffer(chunk: Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+}
+
+/** Where the value of a `data` field starts in the line `bytes[start, end)`, or -1 for other lines. */
+function dataValueStart(bytes: Buffer, start: number, end: number): number {
+  // `data` (d a t a), then `:` with an optional space, or nothing (an empty value).
+  if (
+    end - start < 4 ||
+    bytes[start] !== 0x64 ||
+    bytes[start + 1] !== 0x61 ||
+    bytes[start + 2] !== 0x74 ||
+    bytes[start + 3] !== 0x61
+  ) {
+    return -1
+  }
+  if (end - start === 4) return end
+  if (bytes[start + 4] !== COLON) return -1
+  return bytes[start + 5] === SPACE && start + 5 < end ? start + 6 : start + 5
+}
+
+function isDone(data: string): boolean {
+  return data === SSE_DONE || (data.length < 32 && data.trim() === SSE_DONE)
+}
+
+function isSpace(code: number): boolean {
+  return code === SPACE || code === LF || code === CR || code === 0x09
+}
+
+/**
+ * True when `text` (trimmed) is one complete JSON object or array: brackets balance outside
+ * strings and close exactly at the end. A syntax check only; the caller's `JSON.parse` decides.
+ */
+export function isCompleteJson(text: string): boolean {
+  let i = 0
+  let end = text.length
+  while (i < end && isSpace(text.charCodeAt(i))) i++
+  while (end > i && isSpace(text.charCodeAt(end - 1))) end--
+  const first = text.charCodeAt(i)
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return false
+  let depth = 0
+  let inString = false
+  for (; i < end; i++) {
+    const code = text.charCodeAt(i)
+    if (inString) {
+      if (code === BACKSLASH) i++
+      else if (code === QUOTE) inString = false
+    } else if (code === QUOTE) {
+      inString = true
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--
+      if (depth === 0) return i === end - 1
+    }
+  }
+  return false
+}

@@ -1,0 +1,293 @@
+import { STATUS_CODES } from 'node:http'
+import { request } from 'undici'
+import type { RequestOutput } from '../config/records.ts'
+import type { HttpClient } from './http.ts'
+import { createSseParser, SSE_DONE } from './sse.ts'
+import type { BackendRequest } from './types.ts'
+
+/** Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`). */
+export type ChoiceTextReader = (choice: unknown) => string | undefined
+
+/** Python's text, verbatim (no space after the period). */
+export const NO_VALID_CHUNK_ERROR =
+  'Never received a valid chunk to calculate TTFT.This response will be marked as failed!'
+
+/** Characters of an error response body kept in the error text. */
+export const ERROR_BODY_MAX_CHARS = 1000
+const ERROR_BODY_MAX_BYTES = 4 * ERROR_BODY_MAX_CHARS
+
+/**
+ * Sends one streaming generation request and times it.
+ *
+ * Timing (Python: `calculate_metrics` inputs, with the Rust fixes): the clock is read once per body
+ * chunk as it arrives, before any parsing, and every event the chunk completes shares that stamp.
+ * TTFT is the first event with a non-empty `choices`; ITL the gaps between later ones; latency ends
+ * at the last one, so a usage-only chunk or `[DONE]` never extends it.
+ */
+export async function sendStreamingRequest(
+  req: BackendRequest,
+  client: HttpClient,
+  body: string,
+  readText: ChoiceTextReader,
+): Promise<RequestOutput> {
+  const output: RequestOutput = {
+    success: false,
+    error: '',
+    generatedText: '',
+    promptLen: req.promptLen,
+    outputTokens: null,
+    ttftS: 0,
+    itlS: [],
+    latencyS: 0,
+    startTimeS: 0,
+  }
+  const abort = createAbort(req)
+  const readTimeoutMs = req.readTimeoutS === undefined ? 0 : Math.max(1, req.readTimeoutS * 1000)
+  const headers = buildHeaders(req)
+  const startMs = performance.now()
+  output.startTimeS = startMs / 1000
+  try {
+    let response: Awaited<ReturnType<typeof request>>
+    try {
+      response = await request(req.url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: client.dispatcher,
+        signal: abort?.signal,
+        headersTimeout: readTimeoutMs,
+        bodyTimeout: readTimeoutMs,
+      })
+    } catch (error) {
+      output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
+      return output
+    }
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
+      return output
+    }
+    const stream = new StreamState(startMs, output, readText)
+    try {
+      await readBody(response.body, stream)
+    } catch (error) {
+      stream.finish()
+      output.success = false
+      output.error = `Stream error: ${describeFailure(error, req, abort?.reason)}`
+      return output
+    }
+    stream.finish()
+    return output
+  } finally {
+    abort?.dispose()
+  }
+}
+
+/** Header order as Python: Authorization, Content-Type, the `--header` pairs, x-request-id. */
+export function buildHeaders(req: BackendRequest): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (req.apiKey) headers.Authorization = `Bearer ${req.apiKey}`
+  headers['Content-Type'] = 'application/json'
+  for (const name in req.headers) setHeader(headers, name, req.headers[name]!)
+  setHeader(headers, 'x-request-id', req.requestId)
+  return headers
+}
+
+/** `HTTP 500 Internal Server Error: <body>` (Rust wording), the body cut to ~1000 characters. */
+export function httpErrorText(status: number, body: string): string {
+  const reason = STATUS_CODES[status]
+  const head = reason ? `HTTP ${status} ${reason}` : `HTTP ${status}`
+  const text = body.trim()
+  if (text === '') return head
+  return `${head}: ${text.length > ERROR_BODY_MAX_CHARS ? `${text.slice(0, ERROR_BODY_MAX_CHARS)}…` : text}`
+}
+
+/** Per-stream state: the parser, the timestamps and the fields read from events. */
+class StreamState {
+  private readonly parser = createSseParser()
+  private firstMs = -1
+  private lastMs = -1
+  private lastChunkMs = -1
+  private serverError: string | undefined
+  private readonly startMs: number
+  private readonly output: RequestOutput
+  private readonly readText: ChoiceTextReader
+
+  constructor(startMs: number, output: RequestOutput, readText: ChoiceTextReader) {
+    this.startMs = startMs
+    this.output = output
+    this.readText = readText
+  }
+
+  /** Called once per body chunk, on arrival. */
+  chunk(bytes: Uint8Array): void {
+    const nowMs = performance.now()
+    this.lastChunkMs = nowMs
+    const events = this.parser.push(bytes)
+    for (let i = 0; i < events.length; i++) this.event(events[i]!, nowMs)
+  }
+
+  /** Flushes the parser and settles `success`, `error` and `latencyS`. */
+  finish(): void {
+    const events = this.parser.end()
+    for (let i = 0; i < events.length; i++) this.event(events[i]!, this.lastChunkMs)
+    const output = this.output
+    if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000
+    if (this.serverError !== undefined) {
+      output.error = this.serverError
+    } else if (this.firstMs < 0) {
+      output.error = NO_VALID_CHUNK_ERROR
+    } else {
+      output.success = true
+    }
+  }
+
+  private event(data: string, nowMs: number): void {
+    if (data === SSE_DONE || this.serverError !== undefined) return
+    let message: unknown
+    try {
+      message = JSON.parse(data)
+    } catch {
+      return // Rust: a message that is not JSON is skipped.
+    }
+    if (typeof message !== 'object' || message === null) return
+    const { choices, usage, error } = message as { choices?: unknown; usage?: unknown; error?: unknown }
+    const output = this.output
+    if (Array.isArray(choices) && choices.length > 0) {
+      if (this.firstMs < 0) {
+        this.firstMs = nowMs
+        output.ttftS = (nowMs - this.startMs) / 1000
+      } else {
+        output.itlS.push((nowMs - this.lastMs) / 1000)
+      }
+      this.lastMs = nowMs
+      const text = this.readText(choices[0])
+      if (text) output.generatedText += text
+    }
+    // Not `else`: some servers send choices and usage in the same chunk.
+    if (typeof usage === 'object' && usage !== null) {
+      const { completion_tokens: completionTokens, prompt_tokens: promptTokens } = usage as {
+        completion_tokens?: unknown
+        prompt_tokens?: unknown
+      }
+      if (typeof completionTokens === 'number') output.outputTokens = completionTokens
+      if (typeof promptTokens === 'number') output.promptLen = promptTokens
+    }
+    if (error !== undefined && error !== null) this.serverError = serverErrorText(error)
+  }
+}
+
+interface Abort {
+  signal: AbortSignal
+  reason: () => string | undefined
+  dispose: () => void
+}
+
+/** One controller for the whole-request timeout and the caller's signal; none when neither is set. */
+function createAbort(req: BackendRequest): Abort | undefined {
+  const { timeoutS, signal } = req
+  if (timeoutS === undefined && signal === undefined) return undefined
+  const controller = new AbortController()
+  let reason: string | undefined
+  const abort = (why: string): void => {
+    if (reason !== undefined) return
+    reason = why
+    controller.abort(new Error(why))
+  }
+  const timer =
+    timeoutS === undefined
+      ? undefined
+      : setTimeout(() => abort(`timed out after ${timeoutS} s`), timeoutS * 1000)
+  const onAbort = (): void => abort('aborted')
+  if (signal?.aborted) onAbort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
+  return {
+    signal: controller.signal,
+    reason: () => reason,
+    dispose: () => {
+      if (timer !== undefined) clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    },
+  }
+}
+
+function readBody(body: NodeJS.ReadableStream, stream: StreamState): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // A `data` listener instead of `for await`: no promise per chunk, and the chunk is stamped
+    // in the same tick undici hands it over.
+    body.on('data', (chunk: Buffer) => stream.chunk(chunk))
+    body.once('end', () => resolve())
+    body.once('error', reject)
+  })
+}
+
+async function readErrorBody(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk)
+      bytes += chunk.length
+      if (bytes >= ERROR_BODY_MAX_BYTES) break
+    }
+  } catch {
+    // The status line is the error; a broken error body adds nothing.
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function describeFailure(
+  error: unknown,
+  req: BackendRequest,
+  abortReason?: () => string | undefined,
+): string {
+  const reason = abortReason?.()
+  if (reason !== undefined) return `request ${reason}`
+  const code = (error as { code?: unknown } | null)?.code
+  if (code === 'UND_ERR_BODY_TIMEOUT') return `read timed out after ${req.readTimeoutS} s without data`
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return `read timed out after ${req.readTimeoutS} s waiting for response headers`
+  }
+  return describeError(error)
+}
+
+/** The message, its code when the message lacks it, and each cause on its own line. */
+export function describeError(error: unknown): string {
+  const lines: string[] = []
+  let current: unknown = error
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    lines.push(describeOne(current))
+    current = (current as { cause?: unknown }).cause
+  }
+  return lines.join('\n  Caused by: ')
+}
+
+function describeOne(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  let message = error.message
+  // Happy-eyeballs connects fail with an AggregateError whose own message is empty.
+  if (message === '' && error instanceof AggregateError) {
+    message = error.errors.map((inner) => describeOne(inner)).join('; ')
+  }
+  if (message === '') message = error.name
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message
+}
+
+function serverErrorText(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { message, type, code } = error as { message?: unknown; type?: unknown; code?: unknown }
+    if (typeof message === 'string') {
+      const details = [type, code].filter((part) => part !== undefined && part !== null).join(', ')
+      return `Error event in stream: ${message}${details ? ` (${details})` : ''}`
+    }
+  }
+  return `Error event in stream: ${typeof error === 'string' ? error : JSON.stringify(error)}`
+}
+
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  const lower = name.toLowerCase()
+  for (const existing in headers) {
+    if (existing.toLowerCase() === lower) delete headers[existing]
+  }
+  headers[name] = value
+}

@@ -1,0 +1,44 @@
+import type { BackendName } from '../config/bench-config.ts'
+import type { RequestOutput } from '../config/records.ts'
+import type { HttpClient } from './http.ts'
+
+/** One generation request, fully resolved: what a backend sends. */
+export interface BackendRequest {
+  /** Full URL: `baseUrl + endpointPath`. */
+  url: string
+  /** Sent as the `x-request-id` header. */
+  requestId: string
+  /** The body's `model` field (served model name or model id). */
+  model: string
+  /** Text, or token ids (completions only; chat sends text). */
+  prompt: string | number[]
+  /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
+  promptLen: number
+  /** `max_tokens` (completions) or `max_completion_tokens` (chat). */
+  outputLen: number
+  /** Adds `"ignore_eos": true` when set. */
+  ignoreEos: boolean
+  /** Completions only; always sent, `null` when unset. */
+  logprobs?: number
+  /** Sampling params already merged with `--extra-body`; merged into the body last. */
+  extraBody: Record<string, unknown>
+  /** `--header` pairs, applied after `Authorization` and `Content-Type`. */
+  headers: Record<string, string>
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string
+  /** Whole-request timeout in seconds; undefined = none. */
+  timeoutS?: number
+  /** Longest silence allowed while waiting for headers or between body chunks; undefined = none. */
+  readTimeoutS?: number
+  /** Aborting fails the request with an error text saying it was aborted. */
+  signal?: AbortSignal
+}
+
+/** A generation API: builds the body, sends it, reads the stream, times it. */
+export interface Backend {
+  readonly name: BackendName
+  /** `/v1/completions` or `/v1/chat/completions`. */
+  readonly defaultEndpointPath: string
+  /** Never throws for HTTP, network or stream problems: those give `success: false` and an `error`. */
+  send(request: BackendRequest, client: HttpClient): Promise<RequestOutput>
+}
