@@ -1,0 +1,37 @@
+import type { DatasetConfig } from '../config/bench-config.ts'
+import type { SampleRequest } from '../config/records.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
+import { generateRandom } from './random.ts'
+
+export type { SampleRequest } from '../config/records.ts'
+export { parseRangeRatio } from './range-ratio.ts'
+
+/** What every dataset gets besides its own config. */
+export interface DatasetContext {
+  tokenizer: Tokenizer
+  /** `--num-prompts`. */
+  numPrompts: number
+  /** `--seed`: the same seed gives the same requests. */
+  seed: number
+}
+
+type DatasetGenerators = {
+  [K in DatasetConfig['kind']]: (
+    config: Extract<DatasetConfig, { kind: K }>,
+    context: DatasetContext,
+  ) => Promise<SampleRequest[]>
+}
+
+/** `--dataset-name` → generator. */
+const DATASETS: DatasetGenerators = {
+  random: generateRandom,
+}
+
+/** Produces the run's requests, in order, with prompt lengths exact under `context.tokenizer`. */
+export function generateRequests(dataset: DatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {
+  const generate = DATASETS[dataset.kind] as (
+    config: DatasetConfig,
+    context: DatasetContext,
+  ) => Promise<SampleRequest[]>
+  return generate(dataset, context)
+}

@@ -1,0 +1,126 @@
+import { TokenizerError } from '../errors.ts'
+import { findLocalTokenizer, loadHfTokenizer } from './hf.ts'
+import { findCachedFile, hubCacheDir, isRepoId } from './hub-cache.ts'
+import { loadServerTokenizer } from './server.ts'
+import { isTiktokenEncoding, loadTiktoken, TIKTOKEN_ENCODINGS } from './tiktoken.ts'
+
+/** A loaded tokenizer. Methods are async because the server fallback asks over HTTP. */
+export interface Tokenizer {
+  /** The id it was loaded for (`--tokenizer`, else the model id). */
+  readonly id: string
+  readonly kind: 'hf' | 'tiktoken' | 'server'
+  /** Number of token ids, added and special tokens included (server: an estimate). */
+  readonly vocabSize: number
+  /** Tokens the tokenizer adds around an empty string (HF: encode('', add special).length; tiktoken/server: 0). */
+  readonly numSpecialTokens: number
+  /** @param options.addSpecialTokens add BOS/EOS and the like. @default false */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): Promise<number[]>
+  /** @param options.skipSpecialTokens @default true (the server fallback cannot skip them) */
+  decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): Promise<string>
+  /** Vocabulary ids minus special/added tokens, ascending; used to build random prompts. A fresh copy. */
+  allowedTokenIds(): number[]
+}
+
+export interface LoadTokenizerOptions {
+  /** `--tokenizer`, else the model id: a tiktoken name, a tokenizer.json path, a folder, or a hub id. */
+  id: string
+  /** For the server fallback: POST {baseUrl}/tokenize and /detokenize. */
+  baseUrl?: string
+  /** Sent in /tokenize bodies; defaults to `id`. */
+  model?: string
+  headers?: Record<string, string>
+  /** `--tokenizer-mode`: accepted; values other than 'auto' warn once. */
+  mode?: string
+  /** `--trust-remote-code`: accepted, unused. */
+  trustRemoteCode?: boolean
+}
+
+const loaded = new Map<string, Promise<Tokenizer>>()
+let warnedMode = false
+
+/**
+ * Loads a tokenizer through the chain (Rust: `load_tokenizer`): (0) a built-in tiktoken name;
+ * (1) a local tokenizer.json, or a folder that holds one; (2) a hub id found in the local Hugging
+ * Face cache; (3) the server's /tokenize and /detokenize. Loaded tokenizers are kept for the life
+ * of the process, keyed by id and server. Throws a `TokenizerError` listing each stage's failure.
+ */
+export function loadTokenizer(options: LoadTokenizerOptions): Promise<Tokenizer> {
+  if (options.mode !== undefined && options.mode !== 'auto' && !warnedMode) {
+    warnedMode = true
+    console.warn(`servebench: --tokenizer-mode ${options.mode} is ignored; tokenizers load as 'auto'`)
+  }
+  const key = JSON.stringify([options.id, options.baseUrl ?? null, options.model ?? null])
+  let tokenizer = loaded.get(key)
+  if (tokenizer === undefined) {
+    tokenizer = runChain(options)
+    loaded.set(key, tokenizer)
+    tokenizer.catch(() => loaded.delete(key))
+  }
+  return tokenizer
+}
+
+/** Forgets every loaded tokenizer (tests that change `HF_HOME` between loads). @experimental */
+export function clearTokenizerCache(): void {
+  loaded.clear()
+}
+
+async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
+  const { id } = options
+  const failures: string[] = []
+
+  if (isTiktokenEncoding(id)) return loadTiktoken(id)
+  failures.push(`tiktoken: not a built-in encoding (${TIKTOKEN_ENCODINGS.join(', ')})`)
+
+  const local = await findLocalTokenizer(id)
+  if (typeof local === 'string') failures.push(`local file: ${local}`)
+  else {
+    try {
+      return await loadHfTokenizer(id, local)
+    } catch (error) {
+      failures.push(`local file: cannot load ${local.tokenizerPath}: ${messageOf(error)}`)
+    }
+  }
+
+  if (!isRepoId(id)) failures.push(`Hugging Face cache: "${id}" is not a model id`)
+  else {
+    const cached = await findCachedFile(id, 'tokenizer.json')
+    if ('reason' in cached)
+      failures.push(`Hugging Face cache: ${id} is not in ${hubCacheDir()} (${cached.reason})`)
+    else {
+      const config = await findCachedFile(id, 'tokenizer_config.json')
+      try {
+        return await loadHfTokenizer(id, {
+          tokenizerPath: cached.path,
+          ...('path' in config ? { configPath: config.path } : {}),
+        })
+      } catch (error) {
+        failures.push(`Hugging Face cache: cannot load ${cached.path}: ${messageOf(error)}`)
+      }
+    }
+  }
+
+  if (options.baseUrl === undefined) failures.push('server: no base URL to send /tokenize to')
+  else {
+    try {
+      return await loadServerTokenizer({
+        id,
+        baseUrl: options.baseUrl,
+        ...(options.model !== undefined ? { model: options.model } : {}),
+        ...(options.headers !== undefined ? { headers: options.headers } : {}),
+      })
+    } catch (error) {
+      failures.push(`server: ${messageOf(error)}`)
+    }
+  }
+
+  throw new TokenizerError(
+    `Cannot load a tokenizer for "${id}":\n${failures.map((f) => `  - ${f}`).join('\n')}\n` +
+      'Pass --tokenizer with a tiktoken encoding name, a path to tokenizer.json, or a folder that holds one.',
+  )
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ''
+  return `${message}${cause}`
+}
