@@ -1,0 +1,127 @@
+import type { StepLagStats } from './step-clock.ts'
+
+// Bucket bounds (seconds) of vLLM's own histograms, so dashboards built for vLLM read the simulator too.
+// vLLM: vllm/v1/metrics/loggers.py
+const TTFT_BUCKETS_S = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640,
+  2560,
+]
+const ITL_BUCKETS_S = [
+  0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80,
+]
+const E2E_BUCKETS_S = [
+  0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680,
+]
+
+/** Why a request ended, as vLLM's `finished_reason` label. */
+export type FinishReason = 'length' | 'stop'
+
+/** The counters and histograms `/metrics` exposes. */
+export class SimMetrics {
+  promptTokensTotal = 0
+  generationTokensTotal = 0
+  readonly requestSuccessTotal: Record<FinishReason, number> = { length: 0, stop: 0 }
+  readonly ttft = new Histogram(TTFT_BUCKETS_S)
+  readonly itl = new Histogram(ITL_BUCKETS_S)
+  readonly e2e = new Histogram(E2E_BUCKETS_S)
+
+  /** Prometheus text format 0.0.4. */
+  render(model: string, gauges: { running: number; waiting: number; lag: StepLagStats }): string {
+    const label = `model_name=${quoteLabel(model)}`
+    const out: string[] = []
+    const metric = (name: string, type: string, help: string, samples: string[]): void => {
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples)
+    }
+    metric('vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
+      `vllm:num_requests_running{${label}} ${gauges.running}`,
+    ])
+    metric('vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
+      `vllm:num_requests_waiting{${label}} ${gauges.waiting}`,
+    ])
+    metric('vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
+      `vllm:prompt_tokens_total{${label}} ${this.promptTokensTotal}`,
+    ])
+    metric('vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', [
+      `vllm:generation_tokens_total{${label}} ${this.generationTokensTotal}`,
+    ])
+    metric(
+      'vllm:request_success_total',
+      'counter',
+      'Count of successfully processed requests.',
+      (Object.keys(this.requestSuccessTotal) as FinishReason[]).map(
+        (reason) =>
+          `vllm:request_success_total{finished_reason="${reason}",${label}} ${this.requestSuccessTotal[reason]}`,
+      ),
+    )
+    metric(
+      'vllm:time_to_first_token_seconds',
+      'histogram',
+      'Histogram of time to first token in seconds.',
+      this.ttft.samples('vllm:time_to_first_token_seconds', label),
+    )
+    metric(
+      'vllm:inter_token_latency_seconds',
+      'histogram',
+      'Histogram of inter-token latency in seconds.',
+      this.itl.samples('vllm:inter_token_latency_seconds', label),
+    )
+    metric(
+      'vllm:e2e_request_latency_seconds',
+      'histogram',
+      'Histogram of e2e request latency in seconds.',
+      this.e2e.samples('vllm:e2e_request_latency_seconds', label),
+    )
+    metric(
+      'servebench_sim_step_lag_seconds',
+      'gauge',
+      'How late simulator engine steps ran compared with their schedule.',
+      [
+        `servebench_sim_step_lag_seconds{stat="max"} ${gauges.lag.maxMs / 1000}`,
+        `servebench_sim_step_lag_seconds{stat="recent_mean"} ${gauges.lag.recentMeanMs / 1000}`,
+      ],
+    )
+    return `${out.join('\n')}\n`
+  }
+}
+
+class Histogram {
+  private readonly bounds: number[]
+  /** Non-cumulative counts per bucket, plus one for +Inf. */
+  private readonly counts: number[]
+  private sum = 0
+  private count = 0
+
+  constructor(bounds: number[]) {
+    this.bounds = bounds
+    this.counts = new Array<number>(bounds.length + 1).fill(0)
+  }
+
+  observe(valueS: number): void {
+    let i = 0
+    while (i < this.bounds.length && valueS > this.bounds[i]!) i++
+    this.counts[i]!++
+    this.sum += valueS
+    this.count++
+  }
+
+  samples(name: string, label: string): string[] {
+    const lines: string[] = []
+    let cumulative = 0
+    for (let i = 0; i <= this.bounds.length; i++) {
+      cumulative += this.counts[i]!
+      const le = i < this.bounds.length ? formatBound(this.bounds[i]!) : '+Inf'
+      lines.push(`${name}_bucket{le="${le}",${label}} ${cumulative}`)
+    }
+    lines.push(`${name}_sum{${label}} ${this.sum}`, `${name}_count{${label}} ${this.count}`)
+    return lines
+  }
+}
+
+/** Python's prometheus_client writes bounds as floats ("1.0", "0.005"). */
+function formatBound(bound: number): string {
+  return Number.isInteger(bound) ? `${bound}.0` : String(bound)
+}
+
+function quoteLabel(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`
+}
