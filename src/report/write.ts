@@ -1,0 +1,49 @@
+/**
+ * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
+ */
+import { mkdir, open, writeFile } from 'node:fs/promises'
+import { isAbsolute, join } from 'node:path'
+import type { OutputConfig } from '../config/bench-config.ts'
+import { toPythonJson } from './py-json.ts'
+import { resultFilename, resultForFile } from './result-json.ts'
+import type { BenchResult } from './result-types.ts'
+
+/** Where {@link writeResult} puts a result: `--result-dir` joined with `--result-filename` or the default name. */
+export function resultPath(
+  result: BenchResult,
+  output: Pick<OutputConfig, 'resultDir' | 'resultFilename'>,
+  naming: { label?: string; maxConcurrency?: number },
+): string {
+  const name = output.resultFilename ?? resultFilename(result, naming)
+  // Python os.path.join: an absolute file name ignores the directory.
+  if (output.resultDir === undefined || isAbsolute(name)) return name
+  return join(output.resultDir, name)
+}
+
+/**
+ * Writes one result as Python's `json.dump` does (one line, no trailing newline) and returns its
+ * path. `--result-dir` is created. With `--append-result` the file is opened for appending and a
+ * `"\n"` goes first when it is not empty, so the file becomes JSON Lines. Per-request arrays are
+ * kept only with `--save-detailed`. The caller decides whether to save at all.
+ */
+export async function writeResult(
+  result: BenchResult,
+  output: OutputConfig,
+  naming: { label?: string; maxConcurrency?: number },
+): Promise<string> {
+  const path = resultPath(result, output, naming)
+  if (output.resultDir !== undefined) await mkdir(output.resultDir, { recursive: true })
+  const text = toPythonJson(resultForFile(result, output.saveDetailed))
+  if (!output.appendResult) {
+    await writeFile(path, text, 'utf8')
+    return path
+  }
+  const file = await open(path, 'a+')
+  try {
+    const { size } = await file.stat()
+    await file.write(size > 0 ? `\n${text}` : text, null, 'utf8')
+  } finally {
+    await file.close()
+  }
+  return path
+}
