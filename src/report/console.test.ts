@@ -150,3 +150,54 @@ describe('center', () => {
     expect(center('abc', '-', 10)).toBe('---abc----')
   })
 })
+
+describe('formatResultTable optional sections', () => {
+  it('prints probe rows before the statistics and spec-decode rows after them, as Python does', () => {
+    const result = {
+      ...summary,
+      probe_completed: 5,
+      probe_failed: 0,
+      probe_median_e2el_ms: 12.5,
+      probe_p99_e2el_ms: 20.25,
+      probe_max_e2el_ms: 21,
+      spec_decode_acceptance_rate: 62.5,
+      spec_decode_acceptance_length: 2.875,
+      spec_decode_num_drafts: 8,
+      spec_decode_draft_tokens: 24,
+      spec_decode_accepted_tokens: 15,
+      spec_decode_per_position_acceptance_rates: [0.875, 0.5],
+    } as BenchResult
+    const text = formatResultTable(result, {
+      percentileMetrics: ['e2el'],
+      metricPercentiles: [99],
+      hasTokenizer: true,
+      goodputSet: false,
+    })
+    const tail = text.slice(text.indexOf('------------------Probe Requests'))
+    expect(tail).toBe(
+      [
+        '------------------Probe Requests------------------',
+        'Probe requests completed:                5         ',
+        'Probe requests failed:                   0         ',
+        'Median probe E2EL (ms):                  12.50     ',
+        'P99 probe E2EL (ms):                     20.25     ',
+        'Max probe E2EL (ms):                     21.00     ',
+        '----------------End-to-end Latency----------------',
+        'Mean E2EL (ms):                          294.33    ',
+        'Median E2EL (ms):                        200.00    ',
+        'P99 E2EL (ms):                           592.00    ',
+        '---------------Speculative Decoding---------------',
+        'Acceptance rate (%):                     62.50     ',
+        'Acceptance length:                       2.88      ',
+        'Drafts:                                  8         ',
+        'Draft tokens:                            24        ',
+        'Accepted tokens:                         15        ',
+        'Per-position acceptance (%):',
+        '  Position 0:                            87.50     ',
+        '  Position 1:                            50.00     ',
+        '==================================================',
+        '',
+      ].join('\n'),
+    )
+  })
+})

@@ -57,7 +57,8 @@ const num = (result: BenchResult, key: string): number => {
 /**
  * The `Serving Benchmark Result` block as Python prints it, one `\n`-terminated line per row.
  * A statistics section appears when its family is selected and its keys are in the result (the
- * metrics step already left out families that do not apply).
+ * metrics step already left out families that do not apply). The probe section (before the
+ * statistics) and the speculative-decoding section (after them) appear when their keys are present.
  */
 export function formatResultTable(result: BenchResult, options: ResultTableOptions): string {
   const lines: string[] = [center(' Serving Benchmark Result ', '=')]
@@ -82,6 +83,15 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
   if (options.hasTokenizer)
     lines.push(floatRow('Total token throughput (tok/s):', result.total_token_throughput))
 
+  if (typeof result.probe_completed === 'number') {
+    lines.push(center('Probe Requests', '-'))
+    lines.push(row('Probe requests completed:', result.probe_completed))
+    lines.push(row('Probe requests failed:', num(result, 'probe_failed')))
+    lines.push(floatRow('Median probe E2EL (ms):', num(result, 'probe_median_e2el_ms')))
+    lines.push(floatRow('P99 probe E2EL (ms):', num(result, 'probe_p99_e2el_ms')))
+    lines.push(floatRow('Max probe E2EL (ms):', num(result, 'probe_max_e2el_ms')))
+  }
+
   for (const family of PERCENTILE_METRICS) {
     if (!options.percentileMetrics.includes(family) || !(`mean_${family}_ms` in result)) continue
     if (!options.hasTokenizer && (family === 'ttft' || family === 'tpot' || family === 'itl')) continue
@@ -94,8 +104,29 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
       lines.push(floatRow(`P${word} ${name} (ms):`, num(result, `p${word}_${family}_ms`)))
     }
   }
+  // Python prints spec-decode figures only when no diffusion figures took their place.
+  if (typeof result.spec_decode_acceptance_rate === 'number' && !('diffusion_committed_tokens' in result)) {
+    lines.push(...specDecodeSection(result))
+  }
   lines.push('='.repeat(WIDTH))
   return `${lines.join('\n')}\n`
+}
+
+function specDecodeSection(result: BenchResult): string[] {
+  const lines = [center('Speculative Decoding', '-')]
+  lines.push(floatRow('Acceptance rate (%):', num(result, 'spec_decode_acceptance_rate')))
+  lines.push(floatRow('Acceptance length:', num(result, 'spec_decode_acceptance_length')))
+  lines.push(row('Drafts:', num(result, 'spec_decode_num_drafts')))
+  lines.push(row('Draft tokens:', num(result, 'spec_decode_draft_tokens')))
+  lines.push(row('Accepted tokens:', num(result, 'spec_decode_accepted_tokens')))
+  const perPosition = result.spec_decode_per_position_acceptance_rates
+  if (Array.isArray(perPosition) && perPosition.length > 0) {
+    lines.push('Per-position acceptance (%):')
+    perPosition.forEach((rate, i) => {
+      lines.push(floatRow(`  Position ${i}:`, Number(rate) * 100))
+    })
+  }
+  return lines
 }
 
 /** How many failed requests Python lists. */
