@@ -114,21 +114,15 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
       withSignal(
         {
           ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-          onRequestEnd: (done) => hooks.onRequestEnd?.(done, samples.length),
+          onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, samples.length),
         },
         hooks.signal,
       ),
     )
 
     const records: RequestRecord[] = []
-    for (const r of outcome.results) {
-      records.push({
-        ...r,
-        requestId: `${prefix}${r.index}`,
-        outputLen: await resolveOutputLen(r, tokenizer),
-        arrivalTimeS: r.arrivalTimeS,
-        queueTimeS: r.queueTimeS,
-      })
+    for (const { index, ...output } of outcome.results) {
+      records.push({ ...output, requestId: `${prefix}${index}`, outputLen: await resolveOutputLen(output, tokenizer) })
     }
     const durationS = outcome.endS - outcome.startS
     const metrics = calculateMetrics(records, {

@@ -1,6 +1,7 @@
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
+import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { writeResult } from '../../report/write.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
@@ -46,7 +47,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
         percentileMetrics: config.percentileMetrics,
         metricPercentiles: config.metricPercentiles,
         hasTokenizer: true,
-        goodputSet: config.goodput !== undefined,
+        goodputSet: hasGoodput(config.goodput),
       }),
     )
     if (config.output.saveResult || config.output.appendResult || interrupted) {

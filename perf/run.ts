@@ -1,0 +1,22 @@
+/** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
+import { cpus, loadavg } from 'node:os'
+import { measureClientOverhead } from './client-overhead.ts'
+
+const runs: Array<[concurrency: number, requests: number]> = [
+  [100, 2_000],
+  [500, 5_000],
+]
+
+console.log(
+  `servebench perf — ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load ${loadavg()[0]!.toFixed(2)}`,
+)
+console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
+for (const [concurrency, requests] of runs) {
+  const r = await measureClientOverhead(concurrency, requests)
+  console.log(
+    `  concurrency ${String(concurrency).padStart(4)}: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, ${r.requestsPerS.toFixed(0)} req/s, ` +
+      `TTFT error median ${r.ttftErrorMs.median.toFixed(3)} ms p99 ${r.ttftErrorMs.p99.toFixed(3)} ms, ` +
+      `ITL error median ${r.itlErrorMs.median.toFixed(3)} ms p99 ${r.itlErrorMs.p99.toFixed(3)} ms (load ${r.loadAverage1m.toFixed(2)})`,
+  )
+  console.log(JSON.stringify({ perf: 'client-overhead', ...r }))
+}

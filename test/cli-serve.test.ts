@@ -1,0 +1,262 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { describe, expect } from 'vitest'
+import { validateResultFile } from '../src/report/schema/index.ts'
+import { runCli, test } from './helpers.ts'
+
+const SMALL = [
+  '--tokenizer',
+  'cl100k_base',
+  '--random-input-len',
+  '64',
+  '--random-output-len',
+  '16',
+  '--disable-tqdm',
+]
+
+async function readOnlyResult(dir: string): Promise<Record<string, unknown>> {
+  const files = await readdir(dir)
+  expect(files).toHaveLength(1)
+  const text = await readFile(join(dir, files[0]!), 'utf8')
+  const value = JSON.parse(text) as Record<string, unknown>
+  expect(validateResultFile(value)).toEqual({ valid: true })
+  return value
+}
+
+describe('servebench serve against the simulator', () => {
+  test('prints the Python table, writes a valid JSON, and measures the simulator timings', async ({
+    sim,
+    tmpDir,
+  }) => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      ...SMALL,
+      '--num-prompts',
+      '40',
+      '--max-concurrency',
+      '8',
+      '--save-result',
+      '--save-detailed',
+      '--result-dir',
+      tmpDir,
+      '--percentile-metrics',
+      'ttft,tpot,itl,e2el',
+      '--metric-percentiles',
+      '50,99',
+      '--goodput',
+      'ttft:1000',
+    ])
+    expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('============ Serving Benchmark Result ============')
+    expect(run.stdout).toMatch(/^Successful requests: {21}40 {8}$/m)
+    expect(run.stdout).toContain('---------------Time to First Token----------------')
+    const result = await readOnlyResult(tmpDir)
+    expect(result).toMatchObject({
+      completed: 40,
+      failed: 0,
+      backend: 'openai',
+      model_id: 'servebench/sim-model',
+      max_concurrency: 8,
+    })
+    expect(result.total_output_tokens).toBe(40 * 16)
+    // The simulator writes the first token 40 ms after reading the request and one token every 10 ms.
+    // Tolerance: loopback, parsing and a shared 2-core machine add a few ms; never less than configured.
+    const ttfts = result.ttfts as number[]
+    expect(Math.min(...ttfts)).toBeGreaterThanOrEqual(0.04)
+    expect(result.median_ttft_ms as number).toBeLessThan(40 + 15)
+    expect(result.median_itl_ms as number).toBeGreaterThan(10 - 3)
+    expect(result.median_itl_ms as number).toBeLessThan(10 + 3)
+    expect(result.median_tpot_ms as number).toBeCloseTo(10, 0)
+    expect(result.request_goodput as number).toBeGreaterThan(0)
+    const latencies = result.latencies as number[]
+    const itls = result.itls as number[][]
+    latencies.forEach((latency, i) => {
+      expect(latency - ttfts[i]!).toBeCloseTo(
+        itls[i]!.reduce((s, x) => s + x, 0),
+        9,
+      )
+    })
+  })
+
+  test('falls back to the server /tokenize when no tokenizer is named', async ({ sim, tmpDir }) => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      '--backend',
+      'openai-chat',
+      '--random-input-len',
+      '32',
+      '--random-output-len',
+      '4',
+      '--num-prompts',
+      '5',
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+      '--disable-tqdm',
+    ])
+    expect(run.code).toBe(0)
+    const result = await readOnlyResult(tmpDir)
+    expect(result).toMatchObject({
+      completed: 5,
+      backend: 'openai-chat',
+      tokenizer_id: 'servebench/sim-model',
+    })
+    expect(result).not.toHaveProperty('ttfts')
+  })
+
+  test('counts HTTP errors as failed requests and still writes the result', async ({ tmpDir }) => {
+    const server = createServer((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"loading"}')
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const run = await runCli([
+        'serve',
+        '--base-url',
+        url,
+        '--model',
+        'm',
+        ...SMALL,
+        '--num-prompts',
+        '6',
+        '--save-result',
+        '--save-detailed',
+        '--result-dir',
+        tmpDir,
+      ])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain('Failed requests during benchmark run detected (capping to 10):')
+      const result = await readOnlyResult(tmpDir)
+      expect(result).toMatchObject({ completed: 0, failed: 6 })
+      expect((result.errors as string[])[0]).toMatch(/^HTTP 503/)
+    } finally {
+      server.close()
+    }
+  })
+
+  test('counts a malformed stream as a failed request', async ({ tmpDir }) => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.end('data: {"choices": [oops\n\ndata: [DONE]\n\n')
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const run = await runCli([
+        'serve',
+        '--base-url',
+        url,
+        '--model',
+        'm',
+        ...SMALL,
+        '--num-prompts',
+        '3',
+        '--save-result',
+        '--save-detailed',
+        '--result-dir',
+        tmpDir,
+      ])
+      expect(run.code).toBe(0)
+      const result = await readOnlyResult(tmpDir)
+      expect(result).toMatchObject({ completed: 0, failed: 3 })
+      expect((result.errors as string[]).every((e) => e.length > 0)).toBe(true)
+    } finally {
+      server.close()
+    }
+  })
+
+  test('stops on SIGINT, waits for requests in flight, and writes a valid partial result', async ({
+    sim,
+    tmpDir,
+  }) => {
+    let pid = 0
+    const running = runCli(
+      [
+        'serve',
+        '--base-url',
+        sim.url,
+        ...SMALL,
+        '--num-prompts',
+        '200',
+        '--request-rate',
+        '20',
+        '--save-result',
+        '--result-dir',
+        tmpDir,
+      ],
+      {
+        onSpawn: (p) => {
+          pid = p
+        },
+      },
+    )
+    await new Promise((r) => setTimeout(r, 2_500))
+    process.kill(pid, 'SIGINT')
+    const run = await running
+    expect(run.code).toBe(130)
+    expect(run.stderr).toContain('SIGINT received')
+    const result = await readOnlyResult(tmpDir)
+    const sent = (result.completed as number) + (result.failed as number)
+    expect(sent).toBeGreaterThan(0)
+    expect(sent).toBeLessThan(200)
+  })
+})
+
+describe('servebench serve with bad input', () => {
+  test('a bad flag value exits 2 naming the flag, without a stack trace', async () => {
+    const run = await runCli(['serve', '--num-prompts', '0', '--request-rate', 'fast'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatchInlineSnapshot(`
+      "servebench: Invalid configuration (2 issues):
+        - --num-prompts must be at least 1 (got 0)
+        - --request-rate must be > 0 or inf (got "fast")
+      "
+    `)
+  })
+
+  test('an unknown flag exits 2 and suggests the right one', async () => {
+    const run = await runCli(['serve', '--max-concurency', '4'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      'servebench: --max-concurency is not a servebench serve flag; did you mean --max-concurrency? (see --help)\n',
+    )
+  })
+
+  test('an unreachable server without --model exits 3 with the URL and a hint', async () => {
+    const run = await runCli(['serve', '--base-url', 'http://127.0.0.1:9', ...SMALL])
+    expect(run.code).toBe(3)
+    expect(run.stderr).toMatch(
+      /^servebench: Cannot read the served model from http:\/\/127\.0\.0\.1:9\/v1\/models: .*ECONNREFUSED.*Pass --model to skip this lookup\.\n$/,
+    )
+  })
+
+  test('an unreachable server with a ready check exits 3 after the timeout', async () => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--model',
+      'm',
+      ...SMALL,
+      '--ready-check-timeout-sec',
+      '1',
+    ])
+    expect(run.code).toBe(3)
+    expect(run.stderr).toMatch(/^servebench: Endpoint not ready after 1s: .*ECONNREFUSED/m)
+  })
+
+  test('--help lists the flags by topic', async () => {
+    const run = await runCli(['serve', '--help'])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('Traffic:')
+    expect(run.stdout).toContain('--max-concurrency VALUE')
+  })
+})

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { test as base } from 'vitest'
+import type { SimOptions } from '../src/sim/options.ts'
+import { type SimServer, startSimulator } from '../src/sim/server.ts'
+
+export const ROOT = resolve(import.meta.dirname, '..')
+export const BIN = join(ROOT, 'bin/servebench.js')
+
+export interface CliResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+/** Run the built `servebench` binary (npm test builds dist/ first). */
+export function runCli(
+  args: string[],
+  options: {
+    env?: Record<string, string>
+    cwd?: string
+    timeoutMs?: number
+    onSpawn?: (pid: number) => void
+  } = {},
+): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, HF_HUB_OFFLINE: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000)
+    if (child.pid !== undefined) options.onSpawn?.(child.pid)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolvePromise({ code, signal, stdout, stderr })
+    })
+  })
+}
+
+/** Fixtures: a fresh temp dir, and a simulator with exact timings (TTFT 40 ms, ITL 10 ms) unless overridden. */
+export const test = base.extend<{ tmpDir: string; simOptions: SimOptions; sim: SimServer }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest fixtures take their dependencies by destructuring.
+  tmpDir: async ({}, use) => {
+    const dir = await mkdtemp(join(tmpdir(), 'servebench-'))
+    await use(dir)
+    await rm(dir, { recursive: true, force: true })
+  },
+  simOptions: [{ ttftMs: 40, itlMs: 10, recordTimings: true }, { injected: false }],
+  sim: async ({ simOptions }, use) => {
+    const sim = await startSimulator(simOptions)
+    await use(sim)
+    await sim.close()
+  },
+})
