@@ -1,0 +1,58 @@
+/**
+ * `servebench`: the benchmark DSL for Vitest suites, the engine entry point and the simulator.
+ * Safe to import in the pool's worker thread.
+ */
+import './vitest/shared/meta.ts'
+
+export type {
+  BackendName,
+  BenchConfig,
+  GoodputConfig,
+  PercentileMetric,
+  SamplingParams,
+} from './config/bench-config.ts'
+export {
+  benchConfigFromDsl,
+  type ClosedLoadOptions,
+  type ConstantLoadOptions,
+  configFingerprint,
+  type DatasetSpec,
+  type EndpointOptions,
+  type EndpointSpec,
+  type LoadSpec,
+  type PoissonLoadOptions,
+  type RampUpLoadOptions,
+  type RandomDatasetOptions,
+  type RandomDatasetSpec,
+  type ServeBenchOptions,
+} from './config/from-dsl.ts'
+export {
+  BaselineError,
+  ConfigError,
+  DatasetError,
+  EndpointError,
+  ServebenchError,
+  type ServebenchErrorCode,
+  TokenizerError,
+} from './errors.ts'
+export type { BenchResult } from './report/result-types.ts'
+export { type RunHooks, type RunOutcome, runBenchmark } from './runner/run-benchmark.ts'
+export type { SimOptions } from './sim/options.ts'
+export { type SimServer, startSimulator } from './sim/server.ts'
+export { datasets, endpoint, load } from './vitest/runtime/builders.ts'
+export {
+  type Assertions,
+  type ServeBench,
+  type ServeBenchEach,
+  type ServeBenchFn,
+  serveBench,
+} from './vitest/runtime/dsl.ts'
+export type {
+  BaselineExpectation,
+  GoodputExpectation,
+  LatencyBounds,
+  ServeBenchMeta,
+  SloSpec,
+  Verdict,
+  VerdictCheck,
+} from './vitest/shared/meta.ts'

@@ -1,0 +1,122 @@
+/**
+ * The Markdown run summary (a table of key metrics, then every verdict), as posted to
+ * `$GITHUB_STEP_SUMMARY`. Pure: the Vitest reporter writes it.
+ */
+
+/** One checked number of a verdict. */
+export interface SummaryCheck {
+  metric: string
+  actual: number
+  limit: number
+  unit: string
+  pass: boolean
+  detail?: string
+}
+
+/** One assertion's outcome. */
+export interface SummaryVerdict {
+  matcher: string
+  pass: boolean
+  summary: string
+  checks: SummaryCheck[]
+}
+
+/** Headline numbers of one result (null when the run produced none). */
+export interface SummaryMetrics {
+  completed: number
+  failed: number
+  duration_s: number
+  request_throughput: number
+  output_throughput: number
+  mean_ttft_ms: number | null
+  p99_ttft_ms: number | null
+  mean_tpot_ms: number | null
+  mean_itl_ms: number | null
+}
+
+/** One benchmark in the run summary. */
+export interface SummaryBenchmark {
+  /** Suite file relative to the project root. */
+  file: string
+  /** `describe > benchmark`. */
+  name: string
+  state: 'passed' | 'failed' | 'skipped' | 'pending'
+  durationMs: number | null
+  /** Configuration fingerprint (what the baseline is keyed on). */
+  fingerprint: string
+  /** Python-schema result file, when one was written. */
+  resultFile: string | null
+  metrics: SummaryMetrics | null
+  verdicts: SummaryVerdict[]
+  /** Error messages of a failed benchmark (assertions, endpoint, configuration). */
+  errors: string[]
+}
+
+/** The run summary JSON (`servebench-summary.json`). */
+export interface RunSummary {
+  date: string
+  /** Vitest's end reason. */
+  reason: 'passed' | 'failed' | 'interrupted'
+  benchmarks: SummaryBenchmark[]
+}
+
+const STATE_ICON = { passed: '✅', failed: '❌', skipped: '⏭️', pending: '⏸️' } as const
+
+/** Renders the summary as GitHub-flavoured Markdown. */
+export function renderMarkdownSummary(summary: RunSummary): string {
+  const { benchmarks } = summary
+  const failed = benchmarks.filter((b) => b.state === 'failed').length
+  const head = `## servebench: ${benchmarks.length} benchmark${benchmarks.length === 1 ? '' : 's'}, ${failed === 0 ? 'all passed' : `${failed} failed`}`
+  if (benchmarks.length === 0) return `${head}\n\nNo serveBench benchmarks ran.\n`
+  const rows = benchmarks.map((b) => {
+    const m = b.metrics
+    const cells = [
+      STATE_ICON[b.state],
+      escapeCell(`${b.file} › ${b.name}`),
+      m ? `${m.completed}${m.failed > 0 ? ` (${m.failed} failed)` : ''}` : '–',
+      m ? fixed(m.request_throughput, 2) : '–',
+      m ? fixed(m.output_throughput, 1) : '–',
+      m ? `${fixed(m.mean_ttft_ms, 1)} / ${fixed(m.p99_ttft_ms, 1)}` : '–',
+      m ? fixed(m.mean_tpot_ms, 2) : '–',
+      m ? fixed(m.mean_itl_ms, 2) : '–',
+    ]
+    return `| ${cells.join(' | ')} |`
+  })
+  const table = [
+    '| | Benchmark | Requests | Req/s | Output tok/s | TTFT mean / p99 (ms) | TPOT mean (ms) | ITL mean (ms) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ]
+  const verdicts: string[] = []
+  for (const b of benchmarks) {
+    for (const v of b.verdicts) {
+      verdicts.push(
+        `- ${v.pass ? '✅' : '❌'} **${escapeCell(b.name)}** \`${v.matcher}\`: ${escapeCell(v.summary)}`,
+      )
+      for (const c of v.checks.filter((c) => c.detail !== undefined || !v.pass)) {
+        verdicts.push(
+          `  - ${c.pass ? '✓' : '✗'} ${escapeCell(c.metric)}${c.detail ? `: ${escapeCell(c.detail)}` : ''}`,
+        )
+      }
+    }
+    for (const e of b.errors) {
+      if (!b.verdicts.some((v) => e.includes(v.summary)))
+        verdicts.push(`- ❌ **${escapeCell(b.name)}**: ${escapeCell(firstLine(e))}`)
+    }
+  }
+  const parts = [head, '', ...table]
+  if (verdicts.length > 0) parts.push('', '### Verdicts', '', ...verdicts)
+  return `${parts.join('\n')}\n`
+}
+
+function fixed(v: number | null, digits: number): string {
+  return v === null || !Number.isFinite(v) ? '–' : v.toFixed(digits)
+}
+
+function escapeCell(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ')
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? ''
+}

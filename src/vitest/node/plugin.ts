@@ -1,0 +1,101 @@
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { isCI } from 'std-env'
+import type { Plugin } from 'vite'
+import type {} from 'vitest/config'
+import { version as vitestVersion } from 'vitest/node'
+import type { SimOptions } from '../../sim/options.ts'
+import type { UpdateMode } from '../shared/meta.ts'
+import { EndpointProvider, servebenchPool } from './pool.ts'
+import { ServebenchReporter, type ServebenchReporterOptions } from './reporter.ts'
+
+/** Options of `servebench()`. Every field is optional. */
+export interface ServebenchPluginOptions {
+  /** Base URL of the endpoint under test. @default process.env.SERVEBENCH_BASE_URL, else the embedded simulator */
+  baseUrl?: string
+  /** Folder of result files and summaries, relative to the Vitest root. @default 'servebench-results' */
+  resultDir?: string
+  /** Folder of `toMatchBaseline` baselines, relative to the Vitest root. @default '__baselines__' */
+  baselineDir?: string
+  /** Options of the embedded simulator, used when no base URL is set. @default {} */
+  simulator?: SimOptions
+  /** What the servebench reporter writes; `false` adds no reporter. @default {} (everything) */
+  reporters?: ServebenchReporterOptions | false
+  /** Timeout of each benchmark unless the suite sets one. @default 300_000 */
+  testTimeoutMs?: number
+}
+
+/** The Vitest versions servebench's runner and pool are verified with. */
+export const SUPPORTED_VITEST = '~4.1.12'
+
+const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
+
+/**
+ * The Vitest plugin: servebench's pool, runner, matchers, reporter and timeouts; one benchmark at a
+ * time. Add it to the project that holds the `*.bench.ts` suites.
+ */
+export function servebench(options: ServebenchPluginOptions = {}): Plugin {
+  assertCompatibleVitestVersion(vitestVersion)
+  const endpoints = new EndpointProvider({
+    ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+    ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+  })
+  return {
+    name: 'servebench',
+    config(user) {
+      const test = user.test ?? {}
+      return {
+        test: {
+          pool: servebenchPool(endpoints),
+          runner: runtimeFile('runner'),
+          setupFiles: [runtimeFile('setup')],
+          testTimeout: test.testTimeout ?? options.testTimeoutMs ?? 300_000,
+          hookTimeout: test.hookTimeout ?? 120_000,
+          // Load tests must never overlap, and one reused worker keeps connections warm.
+          fileParallelism: false,
+          maxWorkers: 1,
+          isolate: test.isolate ?? false,
+          ...(test.benchmark?.include ? {} : { benchmark: { include: ['**/*.bench.?(c|m)[jt]s?(x)'] } }),
+        },
+      }
+    },
+    configureVitest({ vitest, project }) {
+      const update = vitest.config.snapshotOptions.updateSnapshot as UpdateMode
+      const root = vitest.config.root
+      project.provide('servebench:update', update)
+      project.provide('servebench:ci', isCI)
+      project.provide('servebench:root', root)
+      project.provide('servebench:baselineDir', resolve(root, options.baselineDir ?? '__baselines__'))
+      vitest.onClose(() => endpoints.close())
+      const flagged = vitest as unknown as { [REPORTER_ADDED]?: boolean }
+      if (options.reporters === false || flagged[REPORTER_ADDED]) return
+      flagged[REPORTER_ADDED] = true
+      // Pushed here, not set in `config`: setting reporters there would replace Vitest's defaults.
+      const reporter = new ServebenchReporter({
+        ...(options.resultDir !== undefined ? { resultDir: options.resultDir } : {}),
+        ...options.reporters,
+      })
+      const bench = vitest.config.benchmark
+      if (vitest.config.mode === 'benchmark' && bench)
+        bench.reporters = [...[bench.reporters ?? []].flat(), reporter]
+      else vitest.config.reporters.push(reporter)
+    },
+  }
+}
+
+/** Throws when the installed Vitest is outside {@link SUPPORTED_VITEST}: the runner relies on its internals. */
+export function assertCompatibleVitestVersion(version: string): void {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version)
+  const ok = m !== null && Number(m[1]) === 4 && Number(m[2]) === 1 && Number(m[3]) >= 12
+  if (!ok) {
+    throw new Error(
+      `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D -E vitest@4.1.12`,
+    )
+  }
+}
+
+function runtimeFile(name: 'runner' | 'setup'): string {
+  const here = import.meta.url
+  const ext = here.endsWith('.ts') ? 'ts' : 'js'
+  return fileURLToPath(new URL(`../runtime/${name}.${ext}`, here))
+}

@@ -1,0 +1,171 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises'
+import { basename, join, relative, resolve } from 'node:path'
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
+import {
+  type RunSummary,
+  renderMarkdownSummary,
+  type SummaryBenchmark,
+  type SummaryMetrics,
+} from '../../report/markdown.ts'
+import type { BenchResult } from '../../report/result-types.ts'
+import { writeResult } from '../../report/write.ts'
+import type { ServeBenchMeta } from '../shared/meta.ts'
+
+/** What the reporter writes; each field defaults on its own (a path-loaded reporter gets `{}`). */
+export interface ServebenchReporterOptions {
+  /** Folder of the result files and summaries, relative to the Vitest root. @default 'servebench-results' */
+  resultDir?: string
+  /** One Python-schema result JSON per benchmark. @default true */
+  json?: boolean
+  /** Keep the per-request arrays in the result files (`--save-detailed`). @default false */
+  saveDetailed?: boolean
+  /** `servebench-summary.json`: every benchmark, fingerprint and verdict. @default true */
+  summary?: boolean
+  /** `servebench-summary.md`, also appended to `$GITHUB_STEP_SUMMARY` when set. @default true */
+  markdown?: boolean
+  /** One console line per benchmark with its key numbers. @default true */
+  console?: boolean
+}
+
+export const SUMMARY_JSON = 'servebench-summary.json'
+export const SUMMARY_MARKDOWN = 'servebench-summary.md'
+
+/** Writes servebench's results at the end of a Vitest run, in `vitest run` and `vitest bench` alike. */
+export class ServebenchReporter implements Reporter {
+  private vitest?: Vitest
+  private readonly options: Required<ServebenchReporterOptions>
+
+  constructor(options: ServebenchReporterOptions = {}) {
+    this.options = {
+      resultDir: options.resultDir ?? 'servebench-results',
+      json: options.json ?? true,
+      saveDetailed: options.saveDetailed ?? false,
+      summary: options.summary ?? true,
+      markdown: options.markdown ?? true,
+      console: options.console ?? true,
+    }
+  }
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest
+  }
+
+  async onTestRunEnd(
+    modules: ReadonlyArray<TestModule>,
+    _errors: ReadonlyArray<unknown>,
+    reason: 'passed' | 'failed' | 'interrupted',
+  ): Promise<void> {
+    const root = this.vitest?.config.root ?? process.cwd()
+    const dir = resolve(root, this.options.resultDir)
+    const benchmarks: SummaryBenchmark[] = []
+    for (const module of modules) {
+      for (const testCase of module.children.allTests()) {
+        const meta = testCase.meta().servebench
+        if (!meta) continue
+        benchmarks.push(await this.collect(testCase, meta, relative(root, module.moduleId), dir))
+      }
+    }
+    if (benchmarks.length === 0) return
+    const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
+    if (this.options.console) for (const b of benchmarks) this.log(consoleLine(b))
+    await this.guard('the run summary', async () => {
+      await mkdir(dir, { recursive: true })
+      if (this.options.summary)
+        await writeFile(join(dir, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
+      if (this.options.markdown) {
+        const md = renderMarkdownSummary(summary)
+        await writeFile(join(dir, SUMMARY_MARKDOWN), md)
+        const step = process.env.GITHUB_STEP_SUMMARY
+        if (step) await appendFile(step, `${md}\n`)
+      }
+    })
+    this.log(`servebench: results written to ${relative(process.cwd(), dir) || '.'}`)
+  }
+
+  private async collect(
+    testCase: TestCase,
+    meta: ServeBenchMeta,
+    file: string,
+    dir: string,
+  ): Promise<SummaryBenchmark> {
+    const state = testCase.result().state
+    const result = meta.result
+    let resultFile: string | null = null
+    if (result && this.options.json) {
+      const label = slug(
+        `${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${testCase.fullName}`,
+      )
+      await this.guard(`the result of '${testCase.fullName}'`, async () => {
+        const path = await writeResult(
+          result,
+          { saveResult: true, saveDetailed: this.options.saveDetailed, appendResult: false, resultDir: dir },
+          { label },
+        )
+        resultFile = relative(this.vitest?.config.root ?? process.cwd(), path)
+      })
+    }
+    return {
+      file,
+      name: testCase.fullName,
+      state: state === 'pending' ? 'pending' : state,
+      durationMs: testCase.diagnostic()?.duration ?? null,
+      fingerprint: meta.fingerprint,
+      resultFile,
+      metrics: result ? metricsOf(result) : null,
+      verdicts: meta.verdicts,
+      errors: (testCase.result().errors ?? []).map((e) => e.message),
+    }
+  }
+
+  private log(line: string): void {
+    if (this.vitest) this.vitest.logger.log(line)
+    else console.log(line)
+  }
+
+  // A failure while writing is reported, never thrown over the test results.
+  private async guard(what: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn()
+    } catch (error) {
+      const line = `servebench: could not write ${what}: ${(error as Error).message}`
+      if (this.vitest) this.vitest.logger.error(line)
+      else console.error(line)
+    }
+  }
+}
+
+function metricsOf(r: BenchResult): SummaryMetrics {
+  const num = (k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null)
+  return {
+    completed: r.completed,
+    failed: r.failed,
+    duration_s: r.duration,
+    request_throughput: r.request_throughput,
+    output_throughput: r.output_throughput,
+    mean_ttft_ms: num('mean_ttft_ms'),
+    p99_ttft_ms: num('p99_ttft_ms'),
+    mean_tpot_ms: num('mean_tpot_ms'),
+    mean_itl_ms: num('mean_itl_ms'),
+  }
+}
+
+/** `servebench ✓ chat.bench.ts › short chat  40 ok · 19.81 req/s · 1267.4 tok/s · TTFT 12.3/45.6 ms mean/p99 · TPOT 10.10 ms`. */
+export function consoleLine(b: SummaryBenchmark): string {
+  const icon = b.state === 'passed' ? '✓' : b.state === 'failed' ? '✗' : '↓'
+  const head = `servebench ${icon} ${b.file} › ${b.name}`
+  const m = b.metrics
+  if (!m) return `${head}  (${b.state === 'failed' ? 'no result' : b.state})`
+  const f = (v: number | null, d: number): string => (v === null ? '–' : v.toFixed(d))
+  const parts = [
+    `${m.completed} ok${m.failed > 0 ? `, ${m.failed} failed` : ''}`,
+    `${f(m.request_throughput, 2)} req/s`,
+    `${f(m.output_throughput, 1)} tok/s`,
+    `TTFT ${f(m.mean_ttft_ms, 1)}/${f(m.p99_ttft_ms, 1)} ms mean/p99`,
+    `TPOT ${f(m.mean_tpot_ms, 2)} ms`,
+  ]
+  return `${head}  ${parts.join(' · ')}`
+}
+
+function slug(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '')
+}

@@ -1,0 +1,55 @@
+import { BenchmarkRunner, type RunnerTask, type RunnerTestSuite, TestRunner } from 'vitest'
+
+/**
+ * The Vitest runner of servebench projects. serveBench tasks are ordinary test tasks, so Vitest's
+ * own test loop runs them in both `vitest run` and `vitest bench`; only a file of plain `bench()`
+ * micro-benchmarks is handed to the benchmark runner's suite loop. See vitest-feasibility §8.3:
+ * @vitest/runner reads `runner.runSuite` after `onBeforeRunSuite`, and uses its own loop when it
+ * is undefined. Relies on Vitest internals; the plugin checks the Vitest version at start-up.
+ */
+export default class ServebenchRunner extends TestRunner {
+  private benchFile = false
+  // Used by the borrowed BenchmarkRunner.runSuite.
+  importTinybench = BenchmarkRunner.prototype.importTinybench
+
+  get runSuite(): ((suite: RunnerTestSuite) => Promise<void>) | undefined {
+    return this.benchFile ? BenchmarkRunner.prototype.runSuite : undefined
+  }
+
+  override async onBeforeRunSuite(suite: RunnerTestSuite): Promise<void> {
+    if (suite.file === suite) {
+      const { bench, serveBench } = countTasks(suite)
+      if (this.config.mode === 'benchmark' && bench > 0 && serveBench > 0) {
+        // Failing the file here (not throwing) makes @vitest/runner skip its tasks and report it.
+        suite.result = {
+          state: 'fail',
+          errors: [
+            {
+              name: 'Error',
+              message:
+                'servebench: this file mixes serveBench() and bench(); move the bench() micro-benchmarks to their own file',
+            },
+          ],
+        }
+        this.benchFile = false
+        return
+      }
+      this.benchFile = this.config.mode === 'benchmark' && bench > 0
+    }
+    await super.onBeforeRunSuite(suite)
+  }
+}
+
+function countTasks(suite: RunnerTestSuite): { bench: number; serveBench: number } {
+  let bench = 0
+  let serveBench = 0
+  const visit = (tasks: RunnerTask[]): void => {
+    for (const t of tasks) {
+      if (t.type === 'suite') visit(t.tasks)
+      else if (t.meta.servebench) serveBench++
+      else if ((t.meta as { benchmark?: boolean }).benchmark) bench++
+    }
+  }
+  visit(suite.tasks)
+  return { bench, serveBench }
+}

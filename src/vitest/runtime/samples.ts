@@ -1,0 +1,106 @@
+import { mean, median, percentile, std } from '../../metrics/percentile.ts'
+import type { BenchResult } from '../../report/result-types.ts'
+
+/** Per-request latency metrics a verdict can look at. */
+export type LatencyMetric = 'ttft' | 'tpot' | 'itl' | 'e2el'
+export const LATENCY_METRICS: readonly LatencyMetric[] = ['ttft', 'tpot', 'itl', 'e2el']
+/** Throughput keys of the result, in their units. */
+export const THROUGHPUT_UNITS = {
+  request_throughput: 'req/s',
+  output_throughput: 'tok/s',
+  total_token_throughput: 'tok/s',
+} as const
+export type ThroughputKey = keyof typeof THROUGHPUT_UNITS
+
+/** Display names as the Python console table writes them. */
+export const METRIC_LABELS: { readonly [K in LatencyMetric]: string } = {
+  ttft: 'TTFT',
+  tpot: 'TPOT',
+  itl: 'ITL',
+  e2el: 'E2EL',
+}
+
+/** True when `value` looks like the result object `serveBench` passes to its assertions. */
+export function isBenchResult(value: unknown): value is BenchResult {
+  const r = value as Partial<BenchResult> | null
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    Array.isArray(r.ttfts) &&
+    Array.isArray(r.latencies) &&
+    Array.isArray(r.output_lens) &&
+    Array.isArray(r.itls)
+  )
+}
+
+/** The successful requests' values of one latency metric, in ms (Python's per-metric lists). */
+export function latencySamplesMs(result: BenchResult, metric: LatencyMetric): number[] {
+  const out: number[] = []
+  const n = result.latencies.length
+  for (let i = 0; i < n; i++) {
+    if (!succeeded(result, i)) continue
+    const ttftS = result.ttfts[i] ?? 0
+    const latencyS = result.latencies[i] ?? 0
+    if (metric === 'ttft') out.push(ttftS * 1000)
+    else if (metric === 'e2el') out.push(latencyS * 1000)
+    else if (metric === 'itl') for (const gap of result.itls[i] ?? []) out.push(gap * 1000)
+    else {
+      const outputLen = result.output_lens[i] ?? 0
+      if (outputLen > 1) out.push(((latencyS - ttftS) / (outputLen - 1)) * 1000)
+    }
+  }
+  return out
+}
+
+/** A statistic name of a bound or a result key: `mean`, `median`, `std`, `min`, `max`, `p<0–100>`. */
+export function statisticOf(name: string): ((xs: readonly number[]) => number) | undefined {
+  if (name === 'mean') return mean
+  if (name === 'median') return median
+  if (name === 'std') return std
+  if (name === 'min') return (xs) => (xs.length === 0 ? 0 : Math.min(...xs))
+  if (name === 'max') return (xs) => (xs.length === 0 ? 0 : Math.max(...xs))
+  const m = /^p(\d+(?:\.\d+)?)$/.exec(name)
+  if (m) {
+    const p = Number(m[1])
+    if (p >= 0 && p <= 100) return (xs) => percentile(xs, p)
+  }
+  return undefined
+}
+
+/** Whether request `i` succeeded (its error text is empty). */
+export function succeeded(result: BenchResult, i: number): boolean {
+  return (result.errors?.[i] ?? '') === ''
+}
+
+/** Number of requests in the measured run, failures included. */
+export function requestCount(result: BenchResult): number {
+  return result.completed + result.failed
+}
+
+/**
+ * Throughput of each of `k` equal time windows over the run (batch means): the per-run throughput
+ * is one number, so a statistical comparison needs a sample from within the run.
+ */
+export function windowThroughputs(result: BenchResult, key: ThroughputKey): number[] {
+  const ends: Array<{ endS: number; tokens: number }> = []
+  let t0 = Number.POSITIVE_INFINITY
+  let t1 = Number.NEGATIVE_INFINITY
+  for (let i = 0; i < result.latencies.length; i++) {
+    const startS = result.start_times?.[i]
+    if (startS === undefined) continue
+    t0 = Math.min(t0, startS)
+    if (!succeeded(result, i)) continue
+    const endS = startS + (result.latencies[i] ?? 0)
+    t1 = Math.max(t1, endS)
+    const out = result.output_lens[i] ?? 0
+    const tokens =
+      key === 'request_throughput' ? 1 : key === 'output_throughput' ? out : out + (result.input_lens[i] ?? 0)
+    ends.push({ endS, tokens })
+  }
+  if (ends.length === 0 || !(t1 > t0)) return []
+  const k = Math.max(2, Math.min(20, Math.floor(ends.length / 4)))
+  const widthS = (t1 - t0) / k
+  const sums = new Array<number>(k).fill(0)
+  for (const e of ends) sums[Math.min(k - 1, Math.floor((e.endS - t0) / widthS))]! += e.tokens
+  return sums.map((s) => s / widthS)
+}

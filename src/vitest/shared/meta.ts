@@ -1,0 +1,135 @@
+/**
+ * Plain-data shapes that cross the pool's worker boundary (task meta, provided values), and the
+ * one place where servebench augments Vitest's types.
+ */
+import type {} from 'vitest'
+import type { GoodputConfig } from '../../config/bench-config.ts'
+import type { BenchResult } from '../../report/result-types.ts'
+
+/** Bounds on one latency metric in ms: `mean`, `median`, `std`, `max`, `min`, or any `pNN` (`p99`, `p99.9`). */
+export interface LatencyBounds {
+  mean?: number
+  median?: number
+  std?: number
+  min?: number
+  max?: number
+  [percentile: `p${number}`]: number | undefined
+}
+
+/** The argument of `toMeetSLO`. Latency bounds in ms are upper limits; throughputs are lower limits. */
+export interface SloSpec {
+  /** Time to first token, ms. */
+  ttft?: LatencyBounds
+  /** Time per output token after the first, ms. */
+  tpot?: LatencyBounds
+  /** Inter-token latency, ms. */
+  itl?: LatencyBounds
+  /** End-to-end latency, ms. */
+  e2el?: LatencyBounds
+  /** Completed requests per second. */
+  requestThroughput?: { min: number }
+  /** Output tokens per second. */
+  outputThroughput?: { min: number }
+  /** Largest fraction of failed requests, 0–1. */
+  errorRate?: number
+  /** Largest number of failed requests. */
+  failed?: number
+}
+
+/** The argument of `toHaveGoodput`: a fraction of all requests, and/or good requests per second. */
+export interface GoodputExpectation {
+  /** Smallest fraction (0–1) of requests that meet the goodput SLO. */
+  min?: number
+  /** Smallest `request_goodput` in req/s. */
+  minRps?: number
+  /** SLO to judge requests by, ms. @default the benchmark's `goodput` option */
+  slo?: GoodputConfig
+}
+
+/** The argument of `toMatchBaseline`. */
+export interface BaselineExpectation {
+  /**
+   * Result keys to compare: `<mean|median|std|pNN>_<ttft|tpot|itl|e2el>_ms`, `request_throughput`,
+   * `output_throughput`, `total_token_throughput`.
+   * @default ['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'mean_itl_ms', 'output_throughput']
+   */
+  metrics?: string[]
+  /** Relative change tolerated before a regression can fail, 0–1. @default 0.1 */
+  tolerance?: number
+  /** Significance level. @default 0.05 */
+  alpha?: number
+  /** Evidence a regression needs. @default 'both' */
+  test?: 'both' | 'bootstrap' | 'mann-whitney'
+}
+
+/** One checked number of a verdict. */
+export interface VerdictCheck {
+  /** `p99 TTFT`, `request throughput`, … */
+  metric: string
+  actual: number
+  /** The bound; for baselines, the baseline value. */
+  limit: number
+  unit: string
+  pass: boolean
+  /** Extra evidence, e.g. the baseline comparison's interval and p-value. */
+  detail?: string
+}
+
+/** One matcher call's outcome, appended to `task.meta.servebench.verdicts`. */
+export interface Verdict {
+  matcher: 'toMeetSLO' | 'toHaveGoodput' | 'toMatchBaseline'
+  /** Outcome of the assertion as written (`.not` included). */
+  pass: boolean
+  /** First line of the message: the verdict with numbers and units. */
+  summary: string
+  checks: VerdictCheck[]
+}
+
+/** What a serveBench task carries in `task.meta.servebench`. */
+export interface ServeBenchMeta {
+  /** The benchmark's name as given to `serveBench`. */
+  name: string
+  /** `configFingerprint` of the resolved configuration; set at collection. */
+  fingerprint: string
+  /** The benchmark's goodput SLO (ms), the default of `toHaveGoodput`. */
+  goodput?: GoodputConfig
+  /** The Python-schema result with per-request arrays; set before the assertions run. */
+  result?: BenchResult
+  /** The run was stopped before every request was answered. */
+  interrupted?: boolean
+  verdicts: Verdict[]
+}
+
+/** Settings the pool hands to its worker through `workerData.servebench`. */
+export interface WorkerSettings {
+  /** Base URL for benchmarks that set none; undefined when neither option, env nor simulator gives one. */
+  baseUrl?: string
+  /** `baseUrl` is the embedded simulator. */
+  simulator: boolean
+  /** Tokenizer encoding of the embedded simulator. */
+  simulatorTokenizer: string
+}
+
+/** Snapshot-style update mode: Vitest's `snapshotOptions.updateSnapshot`. */
+export type UpdateMode = 'all' | 'new' | 'none'
+
+declare module 'vitest' {
+  interface TaskMeta {
+    servebench?: ServeBenchMeta
+  }
+  interface ProvidedContext {
+    'servebench:update': UpdateMode
+    'servebench:ci': boolean
+    'servebench:baselineDir': string
+    'servebench:root': string
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: the signature Vitest declares
+  interface Matchers<T = any> {
+    /** Every bound holds: latency bounds in ms are upper limits, throughputs lower limits. */
+    toMeetSLO(slo: SloSpec): T
+    /** Enough requests meet the goodput SLO. */
+    toHaveGoodput(expectation: GoodputExpectation): T
+    /** No metric regressed against the stored baseline beyond tolerance and noise. */
+    toMatchBaseline(expectation?: BaselineExpectation): T
+  }
+}
