@@ -109,8 +109,9 @@ describe('chat stream', () => {
     expect(output.itlS).toHaveLength(2)
     const sumItl = output.itlS.reduce((a, b) => a + b, 0)
     expect(Math.abs(output.latencyS - output.ttftS - sumItl)).toBeLessThan(1e-9)
-    // The usage chunk came 150 ms after the last token: it must not extend latency.
-    expect(totalS - output.latencyS).toBeGreaterThanOrEqual(0.15 - 0.002)
+    // The usage chunk came 150 ms after the last token: it must not extend latency. Half the
+    // silence is the margin for a loaded machine; a latency ending at the usage chunk leaves ~0.
+    expect(totalS - output.latencyS).toBeGreaterThan(0.075)
     expect(output.latencyS - output.ttftS).toBeLessThan(0.1)
   })
 
@@ -138,7 +139,7 @@ describe('chat stream', () => {
     const output = await chatBackend.send(makeRequest(url), client)
     expect(output).toMatchObject({ success: true, generatedText: 'Hi', outputTokens: 3, promptLen: 9 })
     expect(output.itlS).toHaveLength(3)
-    expect(output.itlS[0]).toBeGreaterThanOrEqual(0.04 - 0.002)
+    expect(output.itlS[0]).toBeGreaterThan(0.02) // the 40 ms pause, with a margin for a loaded machine
   })
 
   it('fails on an error event and includes the server message', async () => {
