@@ -71,8 +71,11 @@ export async function measureClientOverhead(concurrency: number, requests: numbe
     for (const record of records) {
       const t = timings.get(record.requestId)
       if (!t || t.eventSentAtMs.length === 0) continue
-      // Interval errors, free of any clock offset between the two processes.
-      ttftErrors.push(Math.abs(record.ttftS * 1000 - (t.eventSentAtMs[0]! - t.receivedAtMs)))
+      // How late the client stamped the first event against when the simulator wrote it. Both
+      // processes stamp performance.timeOrigin + performance.now(), i.e. the same system clock.
+      const firstArrivalMs = performance.timeOrigin + (record.startTimeS + record.ttftS) * 1000
+      ttftErrors.push(Math.abs(firstArrivalMs - t.eventSentAtMs[0]!))
+      // ITL errors are interval errors, free of any clock offset.
       record.itlS.forEach((gapS, i) => {
         const sent = t.eventSentAtMs[i + 1]! - t.eventSentAtMs[i]!
         itlErrors.push(Math.abs(gapS * 1000 - sent))

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
 import type { RequestOutput } from '../config/records.ts'
@@ -48,6 +49,8 @@ export async function dispatch<T>(
 ): Promise<DispatchOutcome> {
   const queue = new PQueue({ concurrency: options.maxConcurrency ?? Number.POSITIVE_INFINITY })
   const inFlight = new AbortController()
+  // Every request in flight listens to this one signal.
+  setMaxListeners(0, inFlight.signal)
   const results: Array<Dispatched | undefined> = new Array(items.length)
   const pending: Array<Promise<void>> = []
   let done = 0

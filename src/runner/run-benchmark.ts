@@ -1,5 +1,5 @@
-import { getBackend } from '../backends/index.ts'
 import { HttpClient } from '../backends/http.ts'
+import { getBackend } from '../backends/index.ts'
 import type { BackendRequest } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord, SampleRequest } from '../config/records.ts'
@@ -38,7 +38,9 @@ export interface RunOutcome {
 export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): Promise<RunOutcome> {
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
-  const served = endpoint.model ? { name: endpoint.model, id: endpoint.model } : await fetchFirstModel(endpoint)
+  const served = endpoint.model
+    ? { name: endpoint.model, id: endpoint.model }
+    : await fetchFirstModel(endpoint)
   const requestModel = endpoint.servedModelName ?? served.name
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
   const tokenizer = tokenizerId
@@ -52,7 +54,11 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
       })
     : undefined
   if (!tokenizer) throw new Error('The random dataset needs a tokenizer. This is a bug in servebench.')
-  const samples = await generateRequests(config.dataset, { tokenizer, numPrompts: config.numPrompts, seed: config.seed })
+  const samples = await generateRequests(config.dataset, {
+    tokenizer,
+    numPrompts: config.numPrompts,
+    seed: config.seed,
+  })
 
   const backend = getBackend(endpoint.backend)
   const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
@@ -96,7 +102,10 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
       await dispatch(
         Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
         (i, signal) => backend.send(toRequest(first, `${prefix}warmup-${i}`, signal), client),
-        withSignal({ ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}) }, hooks.signal),
+        withSignal(
+          { ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}) },
+          hooks.signal,
+        ),
       )
       log('Warmup run completed.')
     }
@@ -109,7 +118,10 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
     log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     const outcome = await dispatch(
-      samples.map((sample, i) => ({ offsetS: schedule.offsetsS[i]!, payload: { sample, requestId: `${prefix}${i}` } })),
+      samples.map((sample, i) => ({
+        offsetS: schedule.offsetsS[i]!,
+        payload: { sample, requestId: `${prefix}${i}` },
+      })),
       ({ sample, requestId }, signal) => backend.send(toRequest(sample, requestId, signal), client),
       withSignal(
         {
@@ -122,7 +134,11 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
 
     const records: RequestRecord[] = []
     for (const { index, ...output } of outcome.results) {
-      records.push({ ...output, requestId: `${prefix}${index}`, outputLen: await resolveOutputLen(output, tokenizer) })
+      records.push({
+        ...output,
+        requestId: `${prefix}${index}`,
+        outputLen: await resolveOutputLen(output, tokenizer),
+      })
     }
     const durationS = outcome.endS - outcome.startS
     const metrics = calculateMetrics(records, {
@@ -170,7 +186,10 @@ function authHeader(apiKey: string | undefined): Record<string, string> {
   return apiKey ? { authorization: `Bearer ${apiKey}` } : {}
 }
 
-function withSignal<T extends object>(options: T, signal: AbortSignal | undefined): T & { signal?: AbortSignal } {
+function withSignal<T extends object>(
+  options: T,
+  signal: AbortSignal | undefined,
+): T & { signal?: AbortSignal } {
   return signal ? { ...options, signal } : options
 }
 
