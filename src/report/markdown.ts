@@ -44,7 +44,7 @@ export interface SummaryBenchmark {
   durationMs: number | null
   /** Configuration fingerprint (what the baseline is keyed on). */
   fingerprint: string
-  /** Python-schema result file, when one was written. */
+  /** Python-schema result file (a name in the result directory), when one was written. */
   resultFile: string | null
   metrics: SummaryMetrics | null
   verdicts: SummaryVerdict[]

@@ -101,7 +101,7 @@ export class ServebenchReporter implements Reporter {
           { saveResult: true, saveDetailed: this.options.saveDetailed, appendResult: false, resultDir: dir },
           { label },
         )
-        resultFile = relative(this.vitest?.config.root ?? process.cwd(), path)
+        resultFile = basename(path)
       })
     }
     return {

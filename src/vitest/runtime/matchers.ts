@@ -115,7 +115,7 @@ function finish(
   expected: unknown,
   lines: string[] = checks.map((c) => `  ${c.pass ? '✓' : '✗'} ${formatCheck(c)}`),
 ): MatcherResult {
-  const outcome = pass !== ctx.isNot
+  const outcome = pass !== Boolean(ctx.isNot)
   // Appended, never assigned: several matchers (and `.not`) may run in one benchmark.
   ctx.task?.meta.servebench?.verdicts.push({ matcher, pass: outcome, summary, checks })
   const body = [summary, ...lines].join('\n')

@@ -1,0 +1,56 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runVitest } from './vitest-helpers.ts'
+
+// One baseline folder for the whole sequence: record, rerun, regress, update, CI.
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'servebench-baseline-'))
+})
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const bench = (env: Record<string, string> = {}, extra: string[] = []) =>
+  runVitest('slo', ['bench', '--run', 'baseline', ...extra], {
+    SB_RESULT_DIR: join(dir, 'results'),
+    SB_BASELINE_DIR: join(dir, 'baselines'),
+    ...env,
+  })
+
+describe('toMatchBaseline', () => {
+  it('fails in CI when the baseline is missing', async () => {
+    const run = await bench({ CI: '1' })
+    expect(run.code).toBe(1)
+    expect(run.output).toContain("Baseline missing: 'decode speed' has no baseline in")
+  })
+
+  it('writes the baseline when missing outside CI', async () => {
+    const run = await bench()
+    expect(run.code).toBe(0)
+    const file = JSON.parse(await readFile(join(dir, 'baselines', 'baseline.bench.ts.json'), 'utf8'))
+    expect(Object.keys(file.benchmarks)).toEqual(['decode speed'])
+    expect(file.benchmarks['decode speed'].samples.tpot).toHaveLength(24)
+  })
+
+  it('does not flag a rerun of the unchanged configuration', async () => {
+    const run = await bench()
+    expect(run.output).not.toContain('Baseline regression')
+    expect(run.code).toBe(0)
+  })
+
+  it('catches a 30% slower inter-token latency with the change, its interval and p-value', async () => {
+    const run = await bench({ SB_ITL_MS: '6.5' })
+    expect(run.code).toBe(1)
+    expect(run.output).toMatch(
+      /Baseline regression: mean TPOT \+\d+\.\d% \(95% CI \+\d+\.\d% … \+\d+\.\d%, p=[\d.e-]+\).* past the 15% tolerance/,
+    )
+  })
+
+  it('re-records with -u, after which the slower server is the new baseline', async () => {
+    expect((await bench({ SB_ITL_MS: '6.5' }, ['-u'])).code).toBe(0)
+    expect((await bench({ SB_ITL_MS: '6.5' })).code).toBe(0)
+  })
+})

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+export const REPO = fileURLToPath(new URL('..', import.meta.url))
+const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url))
+
+export interface VitestRun {
+  code: number
+  output: string
+}
+
+/**
+ * Runs Vitest on a fixture project in a child process, as a user's CI would, with CI variables
+ * removed unless given. The fixtures import `servebench` from dist: `npm test` builds first.
+ */
+export function runVitest(
+  project: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<VitestRun> {
+  if (!existsSync(new URL('../dist/vitest/index.js', import.meta.url))) {
+    throw new Error('dist/ is missing: run `npm run build` before the e2e tests')
+  }
+  const base: Record<string, string | undefined> = {
+    ...process.env,
+    CI: undefined,
+    GITHUB_ACTIONS: undefined,
+  }
+  base.GITHUB_STEP_SUMMARY = undefined
+  base.VITEST = undefined
+  base.VITEST_MODE = undefined
+  base.VITEST_POOL_ID = undefined
+  base.VITEST_WORKER_ID = undefined
+  base.NODE_ENV = undefined
+  const childEnv = Object.fromEntries(
+    Object.entries({ ...base, FORCE_COLOR: '0', NO_COLOR: '1', ...env }).filter(([, v]) => v !== undefined),
+  ) as NodeJS.ProcessEnv
+  const config = `test/projects/${project}/vitest.config.ts`
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [VITEST, ...args, '-c', config],
+      { cwd: REPO, env: childEnv, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolve({ code, output: `${stdout}\n${stderr}` })
+      },
+    )
+  })
+}

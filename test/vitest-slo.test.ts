@@ -1,0 +1,99 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { validateResultFile } from '../src/report/schema/index.ts'
+import { runVitest } from './vitest-helpers.ts'
+
+let dir: string
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'servebench-vitest-'))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('vitest bench', () => {
+  it('passes a suite whose SLO holds and writes schema-valid results and summaries', async () => {
+    const stepSummary = join(dir, 'step-summary.md')
+    const run = await runVitest('slo', ['bench', '--run', 'slo-pass'], {
+      SB_RESULT_DIR: join(dir, 'results'),
+      GITHUB_STEP_SUMMARY: stepSummary,
+    })
+    expect(run.output).toContain('servebench ✓ slo-pass.bench.ts › chat > holds its SLO  24 ok')
+    expect(run.code).toBe(0)
+
+    const files = await readdir(join(dir, 'results'))
+    const results = files.filter((f) =>
+      f.startsWith('slo-pass-chat-holds-its-SLO-infqps-concurrency4-sim-model-'),
+    )
+    expect(results).toHaveLength(1)
+    const result = JSON.parse(await readFile(join(dir, 'results', results[0]!), 'utf8'))
+    expect(validateResultFile(result)).toEqual({ valid: true })
+    expect(result).toMatchObject({ completed: 24, failed: 0, label: 'holds its SLO', max_concurrency: 4 })
+
+    const summary = JSON.parse(await readFile(join(dir, 'results', 'servebench-summary.json'), 'utf8'))
+    expect(summary.reason).toBe('passed')
+    expect(summary.benchmarks).toHaveLength(1)
+    const [bench] = summary.benchmarks
+    expect(bench).toMatchObject({ file: 'slo-pass.bench.ts', name: 'chat > holds its SLO', state: 'passed' })
+    expect(bench.fingerprint).toMatch(/^[0-9a-f]{16}$/)
+    expect(bench.verdicts.map((v: { matcher: string; pass: boolean }) => [v.matcher, v.pass])).toEqual([
+      ['toMeetSLO', true],
+      ['toHaveGoodput', true],
+    ])
+    expect(bench.verdicts[0].checks[0]).toMatchObject({
+      metric: 'p99 TTFT',
+      limit: 2000,
+      unit: 'ms',
+      pass: true,
+    })
+
+    const markdown = await readFile(stepSummary, 'utf8')
+    expect(markdown).toContain('## servebench: 1 benchmark, all passed')
+    expect(markdown).toContain('| ✅ | slo-pass.bench.ts › chat > holds its SLO | 24 |')
+    expect(markdown).toBe(`${await readFile(join(dir, 'results', 'servebench-summary.md'), 'utf8')}\n`)
+  })
+
+  it('fails a suite whose SLO cannot hold, naming the bound', async () => {
+    const run = await runVitest('slo', ['bench', '--run', 'slo-fail'], {
+      SB_RESULT_DIR: join(dir, 'results'),
+    })
+    expect(run.code).toBe(1)
+    expect(run.output).toMatch(
+      /Error: SLO missed: p99 TTFT \d+\.\d ms > 1 ms\n {2}✗ p99 TTFT \d+\.\d ms > 1 ms\n {2}✓ error rate 0\.0% ≤ 0%/,
+    )
+    // The result is still written and the summary records the failed verdict.
+    const summary = JSON.parse(await readFile(join(dir, 'results', 'servebench-summary.json'), 'utf8'))
+    expect(summary.benchmarks[0]).toMatchObject({
+      state: 'failed',
+      verdicts: [{ matcher: 'toMeetSLO', pass: false }],
+    })
+    expect(summary.benchmarks[0].resultFile).toMatch(/^slo-fail-chat-misses-its-SLO-/)
+  })
+
+  it('fails with a clear message when the endpoint is unreachable', async () => {
+    const run = await runVitest('slo', ['bench', '--run', 'unreachable'], {
+      SB_RESULT_DIR: join(dir, 'results'),
+    })
+    expect(run.code).toBe(1)
+    expect(run.output).toContain(
+      'EndpointError: All 3 requests to http://127.0.0.1:9/v1/completions failed; first error: Request failed: connect ECONNREFUSED 127.0.0.1:9',
+    )
+  })
+})
+
+describe('vitest run', () => {
+  it('runs serveBench in test files and exits 0 when the SLO holds', async () => {
+    const run = await runVitest('slo', ['run', 'run-pass'], { SB_RESULT_DIR: join(dir, 'results') })
+    expect(run.output).toContain('✓ run-pass.test.ts (1 test)')
+    expect(run.code).toBe(0)
+  })
+
+  it('exits 1 with the bound in the message when the SLO misses', async () => {
+    const run = await runVitest('slo', ['run', 'run-fail'], { SB_RESULT_DIR: join(dir, 'results') })
+    expect(run.code).toBe(1)
+    expect(run.output).toMatch(/SLO missed: mean E2EL \d+\.\d ms > 2 ms/)
+    expect(run.output).toContain('Tests  1 failed (1)')
+  })
+})
