@@ -153,6 +153,8 @@ describe('resolveServeFlags', () => {
     expect(() => resolve(['--dataset-path', 'x.json'])).toThrow(
       '--dataset-path cannot be used with --dataset-name random',
     )
-    expect(() => resolve(['--random-range-ratio', '1.0'])).toThrow('--random-range-ratio')
+    expect(() => resolve(['--random-range-ratio', 'abc'])).toThrow(
+      '--random-range-ratio must be a number or a JSON object {"input": a, "output": b} (got "abc")',
+    )
   })
 })

@@ -1,4 +1,3 @@
-import { parseRangeRatio } from '../datasets/index.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type {
   BackendName,
@@ -10,6 +9,7 @@ import type {
 } from './bench-config.ts'
 import { PERCENTILE_METRICS } from './bench-config.ts'
 import { DEFAULT_ENDPOINT_PATHS, defaultBenchConfig } from './defaults.ts'
+import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
 
 /** Flag values by canonical name, as the CLI parser produces them. */
 export type FlagValues = ReadonlyMap<string, string | string[] | true>
@@ -68,38 +68,9 @@ export function resolveServeFlags(
   if (tokenizer !== undefined) config.tokenizer.id = tokenizer
 
   // Dataset
-  read.choice('--dataset-name', ['random'])
-  if (read.string('--dataset-path') !== undefined) {
-    issues.push({
-      path: '--dataset-path',
-      message: 'cannot be used with --dataset-name random (it generates its prompts)',
-    })
-  }
-  if (config.tokenizer.skipInit) {
-    issues.push({
-      path: '--skip-tokenizer-init',
-      message: 'cannot be used with --dataset-name random: it needs a tokenizer',
-    })
-  }
-  const dataset = config.dataset
-  dataset.inputLen = read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? dataset.inputLen
-  dataset.outputLen = read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? dataset.outputLen
-  dataset.prefixLen = read.int('--random-prefix-len', 0) ?? dataset.prefixLen
-  dataset.rangeRatio = read.parsed('--random-range-ratio', parseRangeRatio) ?? dataset.rangeRatio
-  dataset.batchSize = read.int('--random-batch-size', 1) ?? 1
-  if (dataset.batchSize > 1) {
-    issues.push({
-      path: '--random-batch-size',
-      message: `must be 1 with a generation backend (got ${dataset.batchSize})`,
-    })
-  }
-  dataset.promptTokenIds = read.bool('--prompt-token-ids')
-  if (dataset.promptTokenIds && backend === 'openai-chat') {
-    issues.push({
-      path: '--prompt-token-ids',
-      message: 'needs a completions backend (vllm or openai); chat sends text',
-    })
-  }
+  const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'
+  const dataset = resolveDatasetFlags(datasetName, read, { backend, tokenizer: config.tokenizer, issues })
+  if (dataset) config.dataset = dataset
   config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts
   config.seed = read.int('--seed', 0) ?? config.seed
 
@@ -273,9 +244,10 @@ function normaliseBaseUrl(value: string, issues: ConfigIssue[]): string {
   }
 }
 
-type Reader = ReturnType<typeof createReader>
+/** Typed access to flag values; every bad value becomes an issue naming its flag. */
+export type Reader = ReturnType<typeof createReader>
 
-function createReader(flags: FlagValues, issues: ConfigIssue[]) {
+export function createReader(flags: FlagValues, issues: ConfigIssue[]) {
   const scalar = (name: string): string | undefined => {
     const value = flags.get(name)
     if (value === undefined || value === true) return undefined
@@ -349,6 +321,11 @@ function createReader(flags: FlagValues, issues: ConfigIssue[]) {
       try {
         return parse(raw as string & string[])
       } catch (error) {
+        // A parser that already names its flag reports its own issues.
+        if (error instanceof ConfigError) {
+          issues.push(...error.issues)
+          return undefined
+        }
         return fail(name, (error as Error).message)
       }
     },
