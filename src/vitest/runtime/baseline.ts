@@ -1,7 +1,7 @@
 import { compareSamples, type Direction } from '../../metrics/compare-distributions.ts'
 import type { BenchResult } from '../../report/result-types.ts'
-import { baselineFilePath, baselineFromResult, readBaseline, writeBaseline } from '../node/baseline-store.ts'
 import type { BaselineExpectation, UpdateMode, VerdictCheck } from '../shared/meta.ts'
+import { baselineFilePath, baselineFromResult, readBaseline, writeBaseline } from './baseline-store.ts'
 import { type LATENCY_METRICS, METRIC_LABELS, statisticOf, THROUGHPUT_UNITS } from './samples.ts'
 
 /** Where a benchmark's baseline lives and how `-u` / CI treat it. */

@@ -8,12 +8,12 @@ import {
   THROUGHPUT_UNITS,
   type ThroughputKey,
   windowThroughputs,
-} from '../runtime/samples.ts'
+} from './samples.ts'
 
 /**
  * Baselines on disk, one JSON file per suite file (like `__snapshots__/x.snap`), keyed by the
  * benchmark's full name. Synchronous on purpose: `toMatchBaseline` is a sync matcher, so users need
- * no `await`. Used from the pool worker; plain `node:fs`, no Vitest state.
+ * no `await`. Runs in the pool worker (the matcher's thread); plain `node:fs`, no Vitest state.
  */
 
 /** What is kept of one run: the per-request distributions the comparison resamples. */
@@ -84,8 +84,13 @@ function readFile(file: string): BaselineFile {
     if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, benchmarks: {} }
     throw new BaselineError(`Cannot read baseline file ${file}: ${(cause as Error).message}`, { cause })
   }
-  const data = JSON.parse(text) as Partial<BaselineFile>
-  if (data.version !== 1 || typeof data.benchmarks !== 'object' || data.benchmarks === null) {
+  let data: Partial<BaselineFile>
+  try {
+    data = JSON.parse(text) as Partial<BaselineFile>
+  } catch (cause) {
+    throw new BaselineError(`Baseline file ${file} is not valid JSON; delete it or rerun with -u`, { cause })
+  }
+  if (data?.version !== 1 || typeof data.benchmarks !== 'object' || data.benchmarks === null) {
     throw new BaselineError(
       `Baseline file ${file} is not a servebench baseline (version 1); delete it or rerun with -u`,
     )
