@@ -1,0 +1,18 @@
+import { datasets, endpoint, load, serveBench } from 'servebench'
+import { describe, expect } from 'vitest'
+
+describe('closed-loop sweep', () => {
+  serveBench.each([1, 4, 16])(
+    'concurrency %i',
+    (concurrency) => ({
+      endpoint: endpoint({ backend: 'openai-chat' }),
+      dataset: datasets.random({ inputLen: 128, outputLen: 32, numPrompts: Math.max(8, 4 * concurrency) }),
+      load: load.closed({ concurrency }),
+      ignoreEos: true,
+    }),
+    (result, concurrency) => {
+      expect(result).toMeetSLO({ failed: 0, e2el: { p99: 3000 } })
+      expect(result.max_concurrent_requests).toBeLessThanOrEqual(concurrency)
+    },
+  )
+})
