@@ -56,7 +56,7 @@ export function writeBaseline(file: string, name: string, record: BaselineRecord
   try {
     mkdirSync(dirname(file), { recursive: true })
     const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, `${JSON.stringify(sorted, null, 1)}\n`)
+    writeFileSync(tmp, `${formatBaselineJson(sorted)}\n`)
     renameSync(tmp, file)
   } catch (cause) {
     throw new BaselineError(`Cannot write baseline file ${file}: ${(cause as Error).message}`, { cause })
@@ -96,6 +96,14 @@ function readFile(file: string): BaselineFile {
     )
   }
   return data as BaselineFile
+}
+
+// Indented, but each number array on one line: a baseline diff shows which metric changed.
+function formatBaselineJson(data: BaselineFile): string {
+  return JSON.stringify(data, null, 2).replace(
+    /\[\s*([-\d.e+,\s]*?)\s*\]/g,
+    (_all, inner: string) => `[${inner.replace(/\s+/g, '')}]`,
+  )
 }
 
 function round4(x: number): number {
