@@ -52,3 +52,34 @@ export async function findCachedFile(
   const info = await stat(path).catch(() => undefined)
   return info?.isFile() ? { path } : { reason: `no ${path}` }
 }
+
+/** The hub endpoint: `HF_ENDPOINT` without a trailing slash, else `https://huggingface.co`. */
+export function hubEndpoint(env: NodeJS.ProcessEnv = process.env): string {
+  return (env.HF_ENDPOINT || 'https://huggingface.co').replace(/\/+$/, '')
+}
+
+/** `HF_HUB_OFFLINE` set to a true value (`1`, `ON`, `YES`, `TRUE`, as huggingface_hub reads it). */
+export function isHubOffline(env: NodeJS.ProcessEnv = process.env): boolean {
+  return ['1', 'ON', 'YES', 'TRUE'].includes((env.HF_HUB_OFFLINE ?? '').trim().toUpperCase())
+}
+
+/**
+ * The token sent as `Authorization: Bearer`: `HF_TOKEN`, else the file huggingface_hub's
+ * `hf auth login` writes (`HF_TOKEN_PATH`, else `$HF_HOME/token`, else `~/.cache/huggingface/token`).
+ */
+export async function hubToken(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  if (env.HF_TOKEN?.trim()) return env.HF_TOKEN.trim()
+  const home = env.HF_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'huggingface')
+  const path = env.HF_TOKEN_PATH || join(home, 'token')
+  const token = await readFile(path, 'utf8').catch(() => undefined)
+  return token?.trim() || undefined
+}
+
+/** The folder of one repository in the cache: `{cache}/models--org--name`. */
+export function repoCacheDir(
+  repoId: string,
+  type: 'model' | 'dataset' = 'model',
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return join(hubCacheDir(env), repoFolderName(repoId, type))
+}

@@ -1,5 +1,6 @@
 import { TokenizerError } from '../errors.ts'
 import { findLocalTokenizer, loadHfTokenizer } from './hf.ts'
+import { HubError, hubFile } from './hub.ts'
 import { findCachedFile, hubCacheDir, isRepoId } from './hub-cache.ts'
 import { loadServerTokenizer } from './server.ts'
 import { isTiktokenEncoding, loadTiktoken, TIKTOKEN_ENCODINGS } from './tiktoken.ts'
@@ -41,7 +42,8 @@ let warnedMode = false
 /**
  * Loads a tokenizer through the chain (Rust: `load_tokenizer`): (0) a built-in tiktoken name;
  * (1) a local tokenizer.json, or a folder that holds one; (2) a hub id found in the local Hugging
- * Face cache; (3) the server's /tokenize and /detokenize. Loaded tokenizers are kept for the life
+ * Face cache; (3) the same id downloaded from the hub into that cache (not with `HF_HUB_OFFLINE`);
+ * (4) the server's /tokenize and /detokenize. Loaded tokenizers are kept for the life
  * of the process, keyed by id and server. Throws a `TokenizerError` listing each stage's failure.
  */
 export function loadTokenizer(options: LoadTokenizerOptions): Promise<Tokenizer> {
@@ -99,6 +101,12 @@ async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
     }
   }
 
+  if (isRepoId(id)) {
+    const downloaded = await downloadTokenizer(id)
+    if (typeof downloaded === 'string') failures.push(`Hugging Face hub: ${downloaded}`)
+    else return downloaded
+  }
+
   if (options.baseUrl === undefined) failures.push('server: no base URL to send /tokenize to')
   else {
     try {
@@ -117,6 +125,28 @@ async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
     `Cannot load a tokenizer for "${id}":\n${failures.map((f) => `  - ${f}`).join('\n')}\n` +
       'Pass --tokenizer with a tiktoken encoding name, a path to tokenizer.json, or a folder that holds one.',
   )
+}
+
+// Downloads tokenizer.json (and tokenizer_config.json when the repository has one) into the
+// hub cache. Returns the reason as a string when it cannot, so the chain goes on to the server.
+async function downloadTokenizer(id: string): Promise<Tokenizer | string> {
+  let tokenizerPath: string
+  try {
+    tokenizerPath = await hubFile(id, 'tokenizer.json')
+  } catch (error) {
+    return messageOf(error)
+  }
+  let configPath: string | undefined
+  try {
+    configPath = await hubFile(id, 'tokenizer_config.json')
+  } catch (error) {
+    if (!(error instanceof HubError && error.kind === 'entry-not-found')) return messageOf(error)
+  }
+  try {
+    return await loadHfTokenizer(id, { tokenizerPath, ...(configPath ? { configPath } : {}) })
+  } catch (error) {
+    return `cannot load ${tokenizerPath}: ${messageOf(error)}`
+  }
 }
 
 function messageOf(error: unknown): string {
