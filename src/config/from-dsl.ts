@@ -156,7 +156,7 @@ export interface DslContext {
 export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext): BenchConfig {
   const issues: ConfigIssue[] = []
   const at = (path: string): string => `serveBench('${ctx.name}').${path}`
-  const config = defaultBenchConfig()
+  const config: BenchConfig = defaultBenchConfig()
   const ep = options.endpoint ?? { kind: 'endpoint' }
 
   const backend = ep.backend ?? config.endpoint.backend
