@@ -3,7 +3,9 @@ import type { SampleRequest } from '../config/records.ts'
 import { ConfigError, DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
 import { decodeToTargetLen } from './decode-to-target.ts'
+import { type BuildPromptsOptions, buildRandomPrompts } from './generate-pool.ts'
 import type { DatasetContext } from './index.ts'
+import type { RandomPromptPlan } from './random-prompts.ts'
 import { checkRangeRatio, inputBounds, outputBounds } from './range-ratio.ts'
 
 /** Rust seeds the shared prefix apart from the per-request draws, so the prefix length does not move them. */
@@ -17,11 +19,13 @@ const PREFIX_SEED_OFFSET = 0xdead
  * its length is the target. `promptLen` is the exact count of `encode(prompt)` without special
  * tokens, as in Python; the server sees `promptLen + numSpecialTokens`.
  * With `promptTokenIds`, the ids are sent as they are (exact length, no re-encoding) and
- * `prompt` holds their decoded text.
+ * `prompt` holds their decoded text. Prompts are built on worker threads when the run is large
+ * enough (see `buildRandomPrompts`); `options.threads` overrides that choice.
  */
 export async function generateRandom(
   config: RandomDatasetConfig,
   context: DatasetContext,
+  options: BuildPromptsOptions = {},
 ): Promise<SampleRequest[]> {
   const { tokenizer, numPrompts, seed } = context
   const ratio = checkRangeRatio(config.rangeRatio)
@@ -44,24 +48,30 @@ export async function generateRandom(
     throw new DatasetError(`random: tokenizer "${tokenizer.id}" has no usable token ids`)
 
   const prefix = await buildPrefix(context, config.prefixLen, allowed)
+  // Every random value is drawn here, in the order one thread would draw it, so building the
+  // prompts on workers gives the same requests for the same seed.
   const rng = createRng(seed)
-  const requests: SampleRequest[] = []
-  let mismatchTotal = 0
+  const inputLens = new Int32Array(numPrompts)
+  const offsets = new Int32Array(numPrompts)
+  const outputLens = new Int32Array(numPrompts)
   for (let i = 0; i < numPrompts; i++) {
-    const inputLen = rng.int(inputLow, inputHigh)
-    const expectedOutputLen = rng.int(outputLow, outputHigh)
-    const offset = rng.int(0, tokenizer.vocabSize - 1)
-    const ids = prefix.slice()
-    for (let j = 0; j < inputLen; j++) ids.push(allowed[(offset + i + j) % allowed.length]!)
-    if (config.promptTokenIds) {
-      const prompt = await tokenizer.decode(ids, { skipSpecialTokens: true })
-      requests.push({ prompt, promptTokenIds: ids, promptLen: ids.length, expectedOutputLen })
-      continue
-    }
-    const fitted = await decodeToTargetLen(tokenizer, ids, ids.length, allowed)
-    mismatchTotal += fitted.mismatch
-    requests.push({ prompt: fitted.prompt, promptLen: fitted.ids.length, expectedOutputLen })
+    inputLens[i] = rng.int(inputLow, inputHigh)
+    outputLens[i] = rng.int(outputLow, outputHigh)
+    offsets[i] = rng.int(0, tokenizer.vocabSize - 1)
   }
+  const plan: RandomPromptPlan = { prefix, inputLens, offsets, promptTokenIds: config.promptTokenIds }
+  const built = await buildRandomPrompts(tokenizer, plan, options)
+  const requests: SampleRequest[] = new Array(numPrompts)
+  for (let i = 0; i < numPrompts; i++) {
+    const request: SampleRequest = {
+      prompt: built.prompts[i]!,
+      promptLen: built.promptLens[i]!,
+      expectedOutputLen: outputLens[i]!,
+    }
+    if (built.ids !== undefined) request.promptTokenIds = built.ids[i]!
+    requests[i] = request
+  }
+  const mismatchTotal = built.mismatchTotal
   if (mismatchTotal !== 0) {
     console.warn(
       `servebench: random prompts have ${Math.abs(mismatchTotal)} ${mismatchTotal > 0 ? 'more' : 'fewer'} ` +

