@@ -63,6 +63,7 @@ export function createFixedEngine(timing: { ttftMs: number; itlMs: number }): Si
     runningCount: () => width,
     waitingCount: () => 0,
     lag: () => clock.lag(),
+    cacheStats: () => ({ kvCacheUsagePerc: 0, numPreemptions: 0, prefixCacheQueries: 0, prefixCacheHits: 0 }),
     close() {
       clock.cancel()
       for (const slot of slots.values()) slot.done = true

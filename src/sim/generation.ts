@@ -23,7 +23,7 @@ export interface GenerationRequest {
   /** The model name echoed in responses. */
   model: string
   /** One entry per choice: its prompt length, the text that seeds its words, and whether its prompt counts in usage. */
-  choices: { promptTokens: number; seedKey: string; countsPrompt: boolean }[]
+  choices: { promptTokens: number; seedKey: string; countsPrompt: boolean; tokenIds?: readonly number[] }[]
   /** Tokens per choice before `finish_reason: "length"`. */
   maxTokens: number
   ignoreEos: boolean
@@ -133,7 +133,9 @@ export function runGeneration(
     res.end(body)
   }
 
-  const seq: EngineSequence = { promptTokens, width: choices.length, onToken }
+  // Prefix caching follows single-sequence requests only (see docs/simulator.md).
+  const promptTokenIds = request.choices.length === 1 ? request.choices[0]!.tokenIds : undefined
+  const seq: EngineSequence = { promptTokens, width: choices.length, promptTokenIds, onToken }
   res.on('close', () => {
     if (finished) return
     finished = true

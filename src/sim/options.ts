@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { resolveEngineShape, SIM_PROFILE_NAMES, type SimProfileName } from './profiles.ts'
 
 /**
  * How the simulator turns text into token ids and back. The default is a js-tiktoken encoding;
@@ -88,6 +89,29 @@ export interface SimOptions {
    */
   maxNumBatchedTokens?: number
   /**
+   * KV-cache size in blocks of {@link SimOptions.blockSize} tokens. Admission needs free blocks;
+   * when they run out requests wait, and a decode that cannot get a block preempts the newest
+   * running sequence, which re-prefills later (`vllm:num_preemptions_total`).
+   * @default the profile's, else 65536
+   */
+  numGpuBlocks?: number
+  /**
+   * Tokens per KV-cache block.
+   * @default 16
+   */
+  blockSize?: number
+  /**
+   * Reuse the cached blocks of an identical prompt prefix (vLLM's prefix caching), skipping their prefill.
+   * @default true
+   */
+  enablePrefixCaching?: boolean
+  /**
+   * Named timing profile (docs/simulator.md) that sets the step costs and KV blocks; explicit
+   * options override each of its values.
+   * @default undefined (the defaults above)
+   */
+  profileName?: SimProfileName
+  /**
    * Fixed timing mode: the first token is written exactly this long after the request body was read.
    * Must be set together with {@link SimOptions.itlMs}; when both are set the batching model is off.
    * @default undefined (batching model)
@@ -135,6 +159,10 @@ export interface ResolvedSimOptions {
   prefillMsPerToken: number
   maxNumSeqs: number
   maxNumBatchedTokens: number
+  numGpuBlocks: number
+  blockSize: number
+  enablePrefixCaching: boolean
+  profileName: SimProfileName | undefined
   /** Both set → fixed timing mode. */
   fixed: { ttftMs: number; itlMs: number } | undefined
   seed: number
@@ -155,6 +183,9 @@ export const DEFAULT_SIM_OPTIONS = {
   prefillMsPerToken: 0.02,
   maxNumSeqs: 256,
   maxNumBatchedTokens: 8192,
+  numGpuBlocks: 65_536,
+  blockSize: 16,
+  enablePrefixCaching: true,
   seed: 0,
   stopProbability: 0,
   recordTimings: false,
@@ -169,6 +200,8 @@ export const SIM_NUMERIC_LIMITS = {
   prefillMsPerToken: { integer: false, min: 0 },
   maxNumSeqs: { integer: true, min: 1 },
   maxNumBatchedTokens: { integer: true, min: 1 },
+  numGpuBlocks: { integer: true, min: 1 },
+  blockSize: { integer: true, min: 1, max: 1024 },
   ttftMs: { integer: false, min: 0 },
   itlMs: { integer: false, min: 0 },
   seed: { integer: true, min: 0 },
@@ -206,6 +239,7 @@ export function resolveSimOptions(
   if (options.model !== undefined && options.model.trim() === '') {
     issues.push({ path: 'model', message: 'must not be empty' })
   }
+  const engine = resolveEngineShape(options, DEFAULT_SIM_OPTIONS, issues)
   if (issues.length > 0) throw new ConfigError(issues)
   return {
     host: options.host ?? DEFAULT_SIM_OPTIONS.host,
@@ -214,9 +248,7 @@ export function resolveSimOptions(
     tokenizerName: typeof tokenizerOption === 'string' ? tokenizerOption : 'custom',
     tokenizer: typeof tokenizerOption === 'string' ? loadTokenizer(tokenizerOption) : tokenizerOption,
     maxModelLen: options.maxModelLen ?? DEFAULT_SIM_OPTIONS.maxModelLen,
-    decodeBaseMs: options.decodeBaseMs ?? DEFAULT_SIM_OPTIONS.decodeBaseMs,
-    decodeMsPerSeq: options.decodeMsPerSeq ?? DEFAULT_SIM_OPTIONS.decodeMsPerSeq,
-    prefillMsPerToken: options.prefillMsPerToken ?? DEFAULT_SIM_OPTIONS.prefillMsPerToken,
+    ...engine,
     maxNumSeqs: options.maxNumSeqs ?? DEFAULT_SIM_OPTIONS.maxNumSeqs,
     maxNumBatchedTokens: options.maxNumBatchedTokens ?? DEFAULT_SIM_OPTIONS.maxNumBatchedTokens,
     fixed:
@@ -244,7 +276,7 @@ export function numericProblem(key: SimNumericOption, value: number): string | u
 export interface SimFlag {
   name: string
   key: keyof SimOptions
-  kind: 'number' | 'string' | 'boolean' | 'tokenizer'
+  kind: 'number' | 'string' | 'boolean' | 'negated-boolean' | 'tokenizer'
   help: string
 }
 
@@ -297,6 +329,31 @@ export const SIM_FLAGS: readonly SimFlag[] = [
     help: 'fixed mode: time to first token (with --itl-ms)',
   },
   { name: '--itl-ms', key: 'itlMs', kind: 'number', help: 'fixed mode: gap between tokens (with --ttft-ms)' },
+  {
+    name: '--num-gpu-blocks',
+    key: 'numGpuBlocks',
+    kind: 'number',
+    help: "KV-cache blocks (default: the profile's, else 65536)",
+  },
+  { name: '--block-size', key: 'blockSize', kind: 'number', help: 'tokens per KV-cache block (default 16)' },
+  {
+    name: '--enable-prefix-caching',
+    key: 'enablePrefixCaching',
+    kind: 'boolean',
+    help: 'reuse cached blocks of identical prompt prefixes (default on)',
+  },
+  {
+    name: '--no-enable-prefix-caching',
+    key: 'enablePrefixCaching',
+    kind: 'negated-boolean',
+    help: 'turn prefix caching off',
+  },
+  {
+    name: '--profile-name',
+    key: 'profileName',
+    kind: 'string',
+    help: `timing profile: ${SIM_PROFILE_NAMES.join(', ')}`,
+  },
   { name: '--seed', key: 'seed', kind: 'number', help: 'seed of the generated text (default 0)' },
   {
     name: '--stop-probability',
@@ -327,7 +384,7 @@ export function parseSimArgs(argv: string[]): SimOptions {
     }
     let raw: string | undefined
     if (eq > 0 && arg.startsWith('--')) raw = arg.slice(eq + 1)
-    else if (flag.kind !== 'boolean') {
+    else if (flag.kind !== 'boolean' && flag.kind !== 'negated-boolean') {
       raw = argv[i + 1]
       if (raw === undefined || raw.startsWith('--')) {
         issues.push({ path: flag.name, message: 'needs a value' })
@@ -354,7 +411,7 @@ export function parseSimArgs(argv: string[]): SimOptions {
 export function simUsage(): string {
   const width = Math.max(...SIM_FLAGS.map((f) => f.name.length)) + 2
   const lines = SIM_FLAGS.map(
-    (f) => `  ${f.name.padEnd(width)}${f.kind === 'boolean' ? '' : '<value> '}${f.help}`,
+    (f) => `  ${f.name.padEnd(width)}${f.kind.endsWith('boolean') ? '' : '<value> '}${f.help}`,
   )
   return `Usage: servebench sim [flags]\n\nStarts a simulated vLLM server.\n\n${lines.join('\n')}\n`
 }
@@ -365,6 +422,9 @@ function parseFlagValue(flag: SimFlag, raw: string | undefined): { value: unknow
       if (raw === undefined || raw === 'true') return { value: true }
       if (raw === 'false') return { value: false }
       return { problem: `must be true or false (got '${raw}')` }
+    case 'negated-boolean':
+      if (raw === undefined) return { value: false }
+      return { problem: 'takes no value' }
     case 'string':
       if (raw === undefined || raw === '') return { problem: 'must not be empty' }
       return { value: raw }

@@ -1,3 +1,4 @@
+import type { SimCacheStats } from './kv-cache.ts'
 import type { StepLagStats } from './step-clock.ts'
 
 // Bucket bounds (seconds) of vLLM's own histograms, so dashboards built for vLLM read the simulator too.
@@ -26,7 +27,10 @@ export class SimMetrics {
   readonly e2e = new Histogram(E2E_BUCKETS_S)
 
   /** Prometheus text format 0.0.4. */
-  render(model: string, gauges: { running: number; waiting: number; lag: StepLagStats }): string {
+  render(
+    model: string,
+    gauges: { running: number; waiting: number; lag: StepLagStats; cache?: SimCacheStats },
+  ): string {
     const label = `model_name=${quoteLabel(model)}`
     const out: string[] = []
     const metric = (name: string, type: string, help: string, samples: string[]): void => {
@@ -38,6 +42,30 @@ export class SimMetrics {
     metric('vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', [
       `vllm:num_requests_waiting{${label}} ${gauges.waiting}`,
     ])
+    const cache = gauges.cache ?? {
+      kvCacheUsagePerc: 0,
+      numPreemptions: 0,
+      prefixCacheQueries: 0,
+      prefixCacheHits: 0,
+    }
+    metric('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', [
+      `vllm:kv_cache_usage_perc{${label}} ${cache.kvCacheUsagePerc}`,
+    ])
+    metric('vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', [
+      `vllm:num_preemptions_total{${label}} ${cache.numPreemptions}`,
+    ])
+    metric(
+      'vllm:prefix_cache_queries_total',
+      'counter',
+      'Prefix cache queries, in terms of number of queried tokens.',
+      [`vllm:prefix_cache_queries_total{${label}} ${cache.prefixCacheQueries}`],
+    )
+    metric(
+      'vllm:prefix_cache_hits_total',
+      'counter',
+      'Prefix cache hits, in terms of number of cached tokens.',
+      [`vllm:prefix_cache_hits_total{${label}} ${cache.prefixCacheHits}`],
+    )
     metric('vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', [
       `vllm:prompt_tokens_total{${label}} ${this.promptTokensTotal}`,
     ])

@@ -9,7 +9,8 @@ import { SimHttpError } from './http.ts'
  */
 export function parseChatRequest(ctx: SimContext, body: Record<string, unknown>): GenerationRequest {
   const text = chatPromptText(body.messages)
-  const prompts = [{ promptTokens: ctx.options.tokenizer.encode(text).length, seedKey: text }]
+  const tokenIds = ctx.options.tokenizer.encode(text)
+  const prompts = [{ promptTokens: tokenIds.length, seedKey: text, tokenIds }]
   return readGenerationFields(ctx, body, 'chat', prompts)
 }
 

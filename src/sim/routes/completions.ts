@@ -10,9 +10,12 @@ import { isTokenIds, SimHttpError } from './http.ts'
 export function parseCompletionsRequest(ctx: SimContext, body: Record<string, unknown>): GenerationRequest {
   const prompt = body.prompt
   const { tokenizer } = ctx.options
-  const fromText = (text: string) => ({ promptTokens: tokenizer.encode(text).length, seedKey: text })
-  const fromIds = (ids: number[]) => ({ promptTokens: ids.length, seedKey: ids.join(',') })
-  let prompts: { promptTokens: number; seedKey: string }[]
+  const fromText = (text: string) => {
+    const tokenIds = tokenizer.encode(text)
+    return { promptTokens: tokenIds.length, seedKey: text, tokenIds }
+  }
+  const fromIds = (ids: number[]) => ({ promptTokens: ids.length, seedKey: ids.join(','), tokenIds: ids })
+  let prompts: { promptTokens: number; seedKey: string; tokenIds: number[] }[]
   if (typeof prompt === 'string') prompts = [fromText(prompt)]
   else if (isTokenIds(prompt)) prompts = [fromIds(prompt)]
   else if (Array.isArray(prompt) && prompt.length > 0 && prompt.every((p) => typeof p === 'string')) {

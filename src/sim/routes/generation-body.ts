@@ -10,7 +10,7 @@ export function readGenerationFields(
   ctx: SimContext,
   body: Record<string, unknown>,
   api: GenerationRequest['api'],
-  prompts: { promptTokens: number; seedKey: string }[],
+  prompts: { promptTokens: number; seedKey: string; tokenIds?: number[] }[],
 ): GenerationRequest {
   const maxKey = api === 'chat' && body.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens'
   const requested = optionalInteger(body, maxKey, 1)
@@ -45,6 +45,7 @@ export function readGenerationFields(
   const choices = prompts.flatMap((p) =>
     Array.from({ length: n }, (_, i) => ({
       promptTokens: p.promptTokens,
+      tokenIds: p.tokenIds,
       seedKey: `${i}\u0000${p.seedKey}`,
       // n > 1 samples one prompt n times; vLLM counts its tokens once.
       countsPrompt: i === 0,

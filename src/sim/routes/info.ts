@@ -48,5 +48,6 @@ export function metricsText(ctx: SimContext): string {
     running: ctx.engine.runningCount(),
     waiting: ctx.engine.waitingCount(),
     lag: ctx.engine.lag(),
+    cache: ctx.engine.cacheStats(),
   })
 }
