@@ -184,12 +184,14 @@ function emptyResult(count: number, withIds: boolean): BuiltPrompts {
 
 // The worker entry is JS in dist/ (Node 20 cannot start a .ts worker). Running from the
 // sources (vitest, tsx), a one-line shim registers tsx in the new thread first.
+// Workers inherit the process's flags; `--input-type` (a script run with `node -e`) stops them loading a file.
 function startWorker(workerData: PromptWorkerData): Worker {
   const here = import.meta.url
-  if (!here.endsWith('.ts')) return new Worker(new URL('./random-worker.js', here), { workerData })
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'))
+  if (!here.endsWith('.ts')) return new Worker(new URL('./random-worker.js', here), { workerData, execArgv })
   const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'))
   const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href
   const entry = new URL('./random-worker.ts', here).href
   const shim = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
-  return new Worker(shim, { eval: true, workerData })
+  return new Worker(shim, { eval: true, workerData, execArgv })
 }
