@@ -1,0 +1,77 @@
+/**
+ * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
+ * them by name.
+ */
+import type { ConfigIssue } from '../errors.ts'
+import type {
+  DatasetConfig,
+  HfDatasetConfig,
+  ShareGptDatasetConfig,
+  TokenizerConfig,
+} from './bench-config.ts'
+import type { Reader } from './resolve.ts'
+
+interface FlagContext {
+  tokenizer: TokenizerConfig
+  issues: ConfigIssue[]
+}
+
+type Resolver = (read: Reader, context: FlagContext) => DatasetConfig
+
+/** `--dataset-name` → resolver. */
+export const HUB_DATASET_RESOLVERS = {
+  sharegpt: resolveShareGpt,
+  hf: resolveHf,
+} as const satisfies Record<string, Resolver>
+
+function needsTokenizer(name: string, { tokenizer, issues }: FlagContext): void {
+  if (tokenizer.skipInit) {
+    issues.push({
+      path: '--skip-tokenizer-init',
+      message: `cannot be used with --dataset-name ${name}: it needs a tokenizer to count prompt tokens`,
+    })
+  }
+}
+
+function resolveShareGpt(read: Reader, context: FlagContext): ShareGptDatasetConfig {
+  needsTokenizer('sharegpt', context)
+  const dataset: ShareGptDatasetConfig = {
+    kind: 'sharegpt',
+    disableShuffle: read.bool('--disable-shuffle'),
+    noOversample: read.bool('--no-oversample'),
+  }
+  const path = read.string('--dataset-path')
+  if (path !== undefined) dataset.path = path
+  const outputLen = read.int('--sharegpt-output-len', 1)
+  if (outputLen !== undefined) dataset.outputLen = outputLen
+  return dataset
+}
+
+function resolveHf(read: Reader, context: FlagContext): HfDatasetConfig {
+  needsTokenizer('hf', context)
+  const path = read.string('--dataset-path')
+  const hfName = read.string('--hf-name')
+  if (path === undefined) {
+    context.issues.push({
+      path: '--dataset-path',
+      message:
+        'is required with --dataset-name hf: a dataset id such as openai/gsm8k, or a local file or folder',
+    })
+  }
+  const dataset: HfDatasetConfig = {
+    kind: 'hf',
+    path: path ?? '',
+    disableShuffle: read.bool('--disable-shuffle'),
+    noOversample: read.bool('--no-oversample'),
+  }
+  if (hfName !== undefined) dataset.hfName = hfName
+  const subset = read.string('--hf-subset')
+  if (subset !== undefined) dataset.subset = subset
+  const split = read.string('--hf-split')
+  if (split !== undefined) dataset.split = split
+  const outputLen = read.int('--hf-output-len', 1)
+  if (outputLen !== undefined) dataset.outputLen = outputLen
+  const textColumn = read.string('--hf-text-column')
+  if (textColumn !== undefined) dataset.textColumn = textColumn
+  return dataset
+}

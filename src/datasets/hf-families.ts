@@ -1,0 +1,121 @@
+import { DatasetError } from '../errors.ts'
+import type { Row } from './hf-columns.ts'
+import type { SequenceLimits } from './hub-sampling.ts'
+
+/**
+ * A dataset family of the Python reference (`vllm/benchmarks/datasets/huggingface.py`): how its
+ * rows become prompts, its default output length, and its validity limits.
+ */
+export interface HfFamily {
+  name: string
+  ids: readonly string[]
+  /** Output length when `--hf-output-len` is not given; undefined = the completion's token count. */
+  defaultOutputLen?: number
+  /** With a dynamic output length, rows failing `isValidSequence` under these limits are skipped. */
+  limits?: SequenceLimits
+  /** `--hf-output-len` is ignored (Python: NextEdit always uses the reference output). */
+  ignoresOutputLen?: boolean
+  /** The prompt and reference completion of a row; undefined skips the row. */
+  extract(row: Row): { prompt: string; completion?: string } | undefined
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+// Python: zeta_prompt (NextEditPredictionDataset).
+const ZETA_PROMPT = (events: string, excerpt: string): string =>
+  '### Instruction:\nYou are a code completion assistant and your task is to analyze user edits and then ' +
+  'rewrite an excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking ' +
+  `into account the cursor location.\n\n### User Edits:\n\n${events}\n\n### User Excerpt:\n\n${excerpt}\n\n` +
+  '### Response:\n\n'
+
+/** The families servebench implements. Deviation: prompts are sent raw; Python applies the chat template to InstructCoder, MT-Bench and Blazedit. */
+export const HF_FAMILIES: readonly HfFamily[] = [
+  {
+    name: 'conversation',
+    ids: ['Aeala/ShareGPT_Vicuna_unfiltered'],
+    limits: {},
+    extract: (row) => {
+      const conv = row.conversations
+      if (!Array.isArray(conv) || conv.length < 2) return undefined
+      return { prompt: str(conv[0]?.value), completion: str(conv[1]?.value) }
+    },
+  },
+  {
+    name: 'instruct-coder',
+    ids: ['likaixin/InstructCoder'],
+    defaultOutputLen: 200,
+    extract: (row) => ({
+      prompt: `${str(row.input)}\n\n${str(row.instruction)} Just output the code, do not include any explanation.`,
+    }),
+  },
+  {
+    name: 'mt-bench',
+    ids: ['philschmid/mt-bench'],
+    defaultOutputLen: 256,
+    extract: (row) => ({ prompt: Array.isArray(row.turns) ? str(row.turns[0]) : '' }),
+  },
+  {
+    name: 'aimo',
+    ids: ['AI-MO/aimo-validation-aime', 'AI-MO/NuminaMath-1.5', 'AI-MO/NuminaMath-CoT'],
+    limits: { maxPromptLen: 2048, maxTotalLen: 32_000 },
+    extract: (row) => ({ prompt: str(row.problem), completion: str(row.solution) }),
+  },
+  {
+    name: 'blazedit',
+    ids: ['vdaita/edit_5k_char', 'vdaita/edit_10k_char'],
+    defaultOutputLen: 4000,
+    extract: (row) => ({
+      prompt:
+        'Given a code file, please apply the change requests and generate the new file.\n\nOriginal file:\n' +
+        `\`\`\`python\n${str(row.code)}\n\`\`\`\n\nChange request:\n${str(row.change_request)}\n\n` +
+        'Please generate the new code file in the "New file" section below.',
+    }),
+  },
+  {
+    name: 'next-edit',
+    ids: ['zed-industries/zeta'],
+    ignoresOutputLen: true,
+    extract: (row) => {
+      const output = str(row.output)
+      const start = output.indexOf('<|editable_region_start|>')
+      return {
+        prompt: ZETA_PROMPT(str(row.events), str(row.input)),
+        completion: start < 0 ? output.slice(-1) : output.slice(start),
+      }
+    },
+  },
+]
+
+/** Python families that need images, video, audio, tools or a chat template: refused with a clear error. */
+export const UNSUPPORTED_HF_DATASETS: Readonly<Record<string, string>> = {
+  'lmms-lab/LLaVA-OneVision-Data': 'images',
+  'lmarena-ai/VisionArena-Chat': 'images',
+  'lmarena-ai/vision-arena-bench-v0.1': 'images',
+  'yale-nlp/MMVU': 'video',
+  'Lin-Chen/MMStar': 'images',
+  'openslr/librispeech_asr': 'audio',
+  'facebook/voxpopuli': 'audio',
+  'LIUM/tedlium': 'audio',
+  'edinburghcstr/ami': 'audio',
+  'speechcolab/gigaspeech': 'audio',
+  'kensho/spgispeech': 'audio',
+  'gorilla-llm/Berkeley-Function-Calling-Leaderboard': 'tool definitions',
+  'mgoin/mlperf-inference-llama2-data': 'a chat template',
+  'mgoin/mlperf-inference-llama3.1-data': 'a chat template',
+}
+
+/**
+ * The family of a dataset id: a Python family, or undefined for any other id (read with Rust's
+ * column auto-detection). Throws for the Python families servebench cannot send.
+ */
+export function findFamily(id: string): HfFamily | undefined {
+  const needs = UNSUPPORTED_HF_DATASETS[id]
+  if (needs !== undefined) {
+    throw new DatasetError(
+      `hf: ${id} needs ${needs}, which servebench does not send yet. Supported families: ` +
+        `${HF_FAMILIES.map((f) => `${f.name} (${f.ids.join(', ')})`).join('; ')}; ` +
+        'any other text dataset is read by column auto-detection (see docs/datasets.md)',
+    )
+  }
+  return HF_FAMILIES.find((f) => f.ids.includes(id))
+}

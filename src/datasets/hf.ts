@@ -1,0 +1,103 @@
+import type { HfDatasetConfig } from '../config/bench-config.ts'
+import type { SampleRequest } from '../config/records.ts'
+import { DatasetError } from '../errors.ts'
+import { createRng } from '../rng.ts'
+import { detectColumns, extractRow, type Row } from './hf-columns.ts'
+import { findFamily, type HfFamily } from './hf-families.ts'
+import { loadHfRows } from './hf-source.ts'
+import { isValidSequence, oversample } from './hub-sampling.ts'
+import type { DatasetContext } from './index.ts'
+
+/** Output length when a row has no reference completion and `--hf-output-len` is not given (Rust). */
+export const HF_FALLBACK_OUTPUT_LEN = 128
+const MIN_PROMPT_TOKENS = 4
+
+/**
+ * The `hf` dataset. A Python family (`findFamily`) reads its rows the way Python does, with its
+ * default output length and validity limits; any other dataset is read with Rust's column
+ * auto-detection (§4.6). Rows are shuffled with `seed` unless `disableShuffle`; lengths count
+ * special tokens, as Python's `tokenizer(text).input_ids`; oversampled unless `noOversample`.
+ */
+export async function generateHf(config: HfDatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {
+  const family = config.textColumn === undefined ? findFamily(config.hfName ?? config.path) : undefined
+  const rows = await loadHfRows({
+    dataset: config.path,
+    ...(config.subset !== undefined ? { subset: config.subset } : {}),
+    ...(config.split !== undefined ? { split: config.split } : {}),
+    seed: context.seed,
+    disableShuffle: config.disableShuffle,
+    minRows: 2 * context.numPrompts,
+  })
+  if (rows.length === 0) throw new DatasetError(`hf: ${config.path} has no rows`)
+  const rng = createRng(context.seed)
+  const indices = rows.map((_, i) => i)
+  if (!config.disableShuffle) rng.shuffle(indices)
+  const requests = family
+    ? await sampleFamily(family, rows, indices, config, context)
+    : await sampleDetected(rows, indices, config, context)
+  if (requests.length === 0) {
+    throw new DatasetError(
+      `hf: ${config.path} has no usable row (every prompt is empty, under ${MIN_PROMPT_TOKENS} tokens or out of bounds)`,
+    )
+  }
+  return oversample(requests, context.numPrompts, rng, config.noOversample)
+}
+
+async function sampleFamily(
+  family: HfFamily,
+  rows: Row[],
+  indices: number[],
+  config: HfDatasetConfig,
+  { tokenizer, numPrompts }: DatasetContext,
+): Promise<SampleRequest[]> {
+  const fixed = family.ignoresOutputLen ? undefined : (config.outputLen ?? family.defaultOutputLen)
+  const requests: SampleRequest[] = []
+  for (const index of indices) {
+    if (requests.length >= numPrompts) break
+    const sample = family.extract(rows[index]!)
+    if (sample === undefined || sample.prompt === '') continue
+    const promptLen = (await tokenizer.encode(sample.prompt, { addSpecialTokens: true })).length
+    const outputLen =
+      fixed ?? (await tokenizer.encode(sample.completion ?? '', { addSpecialTokens: true })).length
+    if (outputLen <= 0) continue
+    if (fixed === undefined && family.limits && !isValidSequence(promptLen, outputLen, family.limits))
+      continue
+    requests.push({ prompt: sample.prompt, promptLen, expectedOutputLen: outputLen })
+  }
+  return requests
+}
+
+async function sampleDetected(
+  rows: Row[],
+  indices: number[],
+  config: HfDatasetConfig,
+  { tokenizer, numPrompts }: DatasetContext,
+): Promise<SampleRequest[]> {
+  const layout = detectColumns(rows[0]!, config.textColumn)
+  const requests: SampleRequest[] = []
+  let warned = false
+  for (const index of indices) {
+    if (requests.length >= numPrompts) break
+    const { prompt, completion } = extractRow(rows[index]!, layout)
+    if (prompt.trim() === '') continue
+    const promptLen = (await tokenizer.encode(prompt, { addSpecialTokens: true })).length
+    if (promptLen < MIN_PROMPT_TOKENS) continue
+    let outputLen = config.outputLen
+    if (outputLen === undefined && completion !== undefined) {
+      outputLen =
+        (await tokenizer.encode(completion, { addSpecialTokens: true })).length || HF_FALLBACK_OUTPUT_LEN
+    }
+    if (outputLen === undefined) {
+      if (!warned) {
+        warned = true
+        console.warn(
+          `servebench: hf: ${config.path} has no output column; asking for ${HF_FALLBACK_OUTPUT_LEN} tokens ` +
+            '(set --hf-output-len)',
+        )
+      }
+      outputLen = HF_FALLBACK_OUTPUT_LEN
+    }
+    requests.push({ prompt, promptLen, expectedOutputLen: outputLen })
+  }
+  return requests
+}
