@@ -1,6 +1,7 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
 import { measureClientOverhead } from './client-overhead.ts'
+import { measureSimCapacity } from './sim-capacity.ts'
 
 const runs: Array<[concurrency: number, requests: number]> = [
   [100, 2_000],
@@ -19,4 +20,14 @@ for (const [concurrency, requests] of runs) {
       `ITL error median ${r.itlErrorMs.median.toFixed(3)} ms p99 ${r.itlErrorMs.p99.toFixed(3)} ms (load ${r.loadAverage1m.toFixed(2)})`,
   )
   console.log(JSON.stringify({ perf: 'client-overhead', ...r }))
+}
+
+console.log('simulator capacity: 100-token streams, all decoding at once, client in a separate process')
+for (const streams of [500, 1_000, 2_000]) {
+  const r = await measureSimCapacity(streams)
+  console.log(
+    `  ${String(streams).padStart(5)} streams: step ${r.modelStepMs.toFixed(0)} ms, lag mean ${r.stepLagMeanMs.toFixed(1)} ms max ${r.stepLagMaxMs.toFixed(0)} ms, ` +
+      `${r.tokensPerS.toFixed(0)} tok/s of ${r.modelTokensPerS.toFixed(0)}, event loop ${(r.eventLoopUtilization * 100).toFixed(0)}% busy (load ${r.loadAverage1m.toFixed(2)})`,
+  )
+  console.log(JSON.stringify({ perf: 'sim-capacity', ...r }))
 }
