@@ -66,7 +66,101 @@ export interface RandomDatasetConfig {
   promptTokenIds: boolean
 }
 
-export type DatasetConfig = RandomDatasetConfig
+/** `--dataset-name custom`: JSONL lines with `prompt` and an optional `output_tokens`. */
+export interface CustomDatasetConfig {
+  kind: 'custom'
+  path: string
+  /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
+  outputLen: number
+  /** `--skip-chat-template`: prompts are sent raw either way; this only silences the note. */
+  skipChatTemplate: boolean
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** `--dataset-name sonnet`: a fixed prefix of poem lines plus sampled lines. */
+export interface SonnetDatasetConfig {
+  kind: 'sonnet'
+  /** The text to sample lines from; undefined = the built-in sonnets. */
+  path?: string
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+}
+
+/** `--dataset-name prefix_repetition`: `numPrefixes` shared prefixes, each with random suffixes. */
+export interface PrefixRepetitionDatasetConfig {
+  kind: 'prefix_repetition'
+  prefixLen: number
+  suffixLen: number
+  numPrefixes: number
+  outputLen: number
+  disableShuffle: boolean
+}
+
+/** `--dataset-name burstgpt`: lengths from a BurstGPT CSV (GPT-4 rows). */
+export interface BurstGptDatasetConfig {
+  kind: 'burstgpt'
+  path: string
+}
+
+export type SpeedBenchSubset =
+  | 'qualitative'
+  | 'throughput_1k'
+  | 'throughput_2k'
+  | 'throughput_8k'
+  | 'throughput_16k'
+  | 'throughput_32k'
+
+/** `--dataset-name speed_bench`: a SPEED-Bench directory of `{subset}.jsonl` files (or one file). */
+export interface SpeedBenchDatasetConfig {
+  kind: 'speed_bench'
+  path: string
+  subset: SpeedBenchSubset
+  outputLen: number
+  category?: string
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** `--dataset-name spec_bench`: Spec-Bench `question.jsonl` (`turns`, `category`). */
+export interface SpecBenchDatasetConfig {
+  kind: 'spec_bench'
+  path: string
+  outputLen: number
+  category?: string
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** JSON field names of a timed trace (`--timed-trace-label-*`). */
+export interface TimedTraceLabels {
+  timestamp: string
+  inputLength: string
+  outputLength: string
+  hashIds: string
+}
+
+/** `--dataset-name timed_trace`: a Mooncake-style JSONL trace replayed as token-id prompts. */
+export interface TimedTraceDatasetConfig {
+  kind: 'timed_trace'
+  path: string
+  chunkHashSize: number
+  secMultiplier: number
+  labels: TimedTraceLabels
+  /** Send each request at its trace timestamp instead of the computed schedule. */
+  selfTimed: boolean
+}
+
+export type DatasetConfig =
+  | RandomDatasetConfig
+  | CustomDatasetConfig
+  | SonnetDatasetConfig
+  | PrefixRepetitionDatasetConfig
+  | BurstGptDatasetConfig
+  | SpeedBenchDatasetConfig
+  | SpecBenchDatasetConfig
+  | TimedTraceDatasetConfig
 
 export interface RampUpConfig {
   strategy: 'linear' | 'exponential'

@@ -10,6 +10,11 @@ export interface SampleRequest {
   promptLen: number
   /** `max_tokens` to ask for. */
   expectedOutputLen: number
+  /**
+   * Trace time in seconds (`timed_trace`, self-timed): the run sends this request at
+   * `timestampS - min(timestampS)` after its start instead of the computed schedule.
+   */
+  timestampS?: number
 }
 
 /** What a backend returns for one request. Python's `RequestFuncOutput`; times in seconds. */

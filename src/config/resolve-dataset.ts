@@ -2,10 +2,23 @@ import { parseRangeRatio } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
 import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'
 import { defaultBenchConfig } from './defaults.ts'
+import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
 import type { Reader } from './resolve.ts'
 
 /** `--dataset-name` values servebench implements. */
-export const DATASET_NAMES = ['random'] as const
+export const DATASET_NAMES = [
+  'random',
+  'custom',
+  'sonnet',
+  'prefix_repetition',
+  'prefix-repetition',
+  'burstgpt',
+  'speed_bench',
+  'speed-bench',
+  'spec_bench',
+  'timed_trace',
+  'timed-trace',
+] as const
 
 export type DatasetName = (typeof DATASET_NAMES)[number]
 
@@ -20,6 +33,7 @@ const RESOLVERS: {
   readonly [K in DatasetName]: (read: Reader, context: DatasetFlagContext) => DatasetConfig
 } = {
   random: resolveRandom,
+  ...LOCAL_DATASET_RESOLVERS,
 }
 
 export function resolveDatasetFlags(

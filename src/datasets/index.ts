@@ -1,7 +1,14 @@
 import type { DatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
+import { generateBurstGpt } from './burstgpt.ts'
+import { generateCustom } from './custom.ts'
+import { generatePrefixRepetition } from './prefix-repetition.ts'
 import { generateRandom } from './random.ts'
+import { generateSonnet } from './sonnet.ts'
+import { generateSpecBench } from './spec-bench.ts'
+import { generateSpeedBench } from './speed-bench.ts'
+import { generateTimedTrace } from './timed-trace.ts'
 
 export type { SampleRequest } from '../config/records.ts'
 export { parseRangeRatio } from './range-ratio.ts'
@@ -25,6 +32,13 @@ type DatasetGenerators = {
 /** `--dataset-name` → generator. */
 const DATASETS: DatasetGenerators = {
   random: generateRandom,
+  custom: generateCustom,
+  sonnet: generateSonnet,
+  prefix_repetition: generatePrefixRepetition,
+  burstgpt: generateBurstGpt,
+  speed_bench: generateSpeedBench,
+  spec_bench: generateSpecBench,
+  timed_trace: generateTimedTrace,
 }
 
 /** Produces the run's requests, in order, with prompt lengths exact under `context.tokenizer`. */

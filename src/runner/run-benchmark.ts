@@ -4,6 +4,7 @@ import type { BackendRequest } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord, SampleRequest } from '../config/records.ts'
 import { generateRequests } from '../datasets/index.ts'
+import { traceOffsetsS } from '../datasets/timed-trace.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
@@ -117,9 +118,11 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
     )
     log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
     const schedule = computeSchedule(samples.length, config.load, config.seed)
+    // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
+    const offsetsS = traceOffsetsS(samples) ?? schedule.offsetsS
     const outcome = await dispatch(
       samples.map((sample, i) => ({
-        offsetS: schedule.offsetsS[i]!,
+        offsetS: offsetsS[i]!,
         payload: { sample, requestId: `${prefix}${i}` },
       })),
       ({ sample, requestId }, signal) => backend.send(toRequest(sample, requestId, signal), client),

@@ -9,6 +9,22 @@ import type {
   RandomDatasetOptions,
   RandomDatasetSpec,
 } from '../../config/from-dsl.ts'
+import type {
+  BurstGptDatasetOptions,
+  BurstGptDatasetSpec,
+  CustomDatasetOptions,
+  CustomDatasetSpec,
+  PrefixRepetitionDatasetOptions,
+  PrefixRepetitionDatasetSpec,
+  SonnetDatasetOptions,
+  SonnetDatasetSpec,
+  SpecBenchDatasetOptions,
+  SpecBenchDatasetSpec,
+  SpeedBenchDatasetOptions,
+  SpeedBenchDatasetSpec,
+  TimedTraceDatasetOptions,
+  TimedTraceDatasetSpec,
+} from '../../config/local-datasets-dsl.ts'
 
 /**
  * The DSL's value builders. They return plain tagged objects; `serveBench` validates them when the
@@ -24,8 +40,29 @@ export function endpoint(options: EndpointOptions = {}): EndpointSpec {
 export const datasets: {
   /** Random token prompts of `inputLen` tokens asking for `outputLen` tokens (`--dataset-name random`). */
   random(options?: RandomDatasetOptions): RandomDatasetSpec
+  /** Your JSONL prompts (`--dataset-name custom`); `outputLen: -1` takes each line's `output_tokens`. */
+  custom(options: CustomDatasetOptions): CustomDatasetSpec
+  /** Shakespeare's sonnets: a shared prefix of lines plus sampled lines (`--dataset-name sonnet`). */
+  sonnet(options?: SonnetDatasetOptions): SonnetDatasetSpec
+  /** `numPrefixes` shared random prefixes with random suffixes (`--dataset-name prefix_repetition`). */
+  prefixRepetition(options?: PrefixRepetitionDatasetOptions): PrefixRepetitionDatasetSpec
+  /** Request and response lengths of GPT-4 rows in a BurstGPT CSV (`--dataset-name burstgpt`). */
+  burstgpt(options: BurstGptDatasetOptions): BurstGptDatasetSpec
+  /** NVIDIA SPEED-Bench `{subset}.jsonl` (`--dataset-name speed_bench`). */
+  speedBench(options: SpeedBenchDatasetOptions): SpeedBenchDatasetSpec
+  /** Spec-Bench `question.jsonl` (`--dataset-name spec_bench`). */
+  specBench(options: SpecBenchDatasetOptions): SpecBenchDatasetSpec
+  /** A Mooncake-style trace replayed at its timestamps (`--dataset-name timed_trace`). */
+  timedTrace(options: TimedTraceDatasetOptions): TimedTraceDatasetSpec
 } = {
   random: (options = {}) => ({ ...options, kind: 'random' }),
+  custom: (options) => ({ ...options, kind: 'custom' }),
+  sonnet: (options = {}) => ({ ...options, kind: 'sonnet' }),
+  prefixRepetition: (options = {}) => ({ ...options, kind: 'prefix_repetition' }),
+  burstgpt: (options) => ({ ...options, kind: 'burstgpt' }),
+  speedBench: (options) => ({ ...options, kind: 'speed_bench' }),
+  specBench: (options) => ({ ...options, kind: 'spec_bench' }),
+  timedTrace: (options) => ({ ...options, kind: 'timed_trace' }),
 }
 
 /** Arrival processes (`--request-rate`, `--burstiness`, `--max-concurrency`, `--ramp-up-*`). */

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import type { ConfigError } from '../errors.ts'
+import { datasets, load } from '../vitest/runtime/builders.ts'
+import { benchConfigFromDsl, type ServeBenchOptions } from './from-dsl.ts'
+
+const ctx = { name: 'local', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }
+
+function issuesOf(options: ServeBenchOptions): string[] {
+  try {
+    benchConfigFromDsl(options, ctx)
+  } catch (error) {
+    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('local datasets in the DSL', () => {
+  it('builds each dataset config with its defaults', () => {
+    const cases: Array<[ServeBenchOptions['dataset'], object]> = [
+      [
+        datasets.custom({ path: 'a.jsonl', outputLen: -1 }),
+        { kind: 'custom', path: 'a.jsonl', outputLen: -1 },
+      ],
+      [datasets.sonnet(), { kind: 'sonnet', inputLen: 550, outputLen: 150, prefixLen: 200 }],
+      [
+        datasets.prefixRepetition({ numPrefixes: 2 }),
+        { kind: 'prefix_repetition', numPrefixes: 2, prefixLen: 256 },
+      ],
+      [datasets.burstgpt({ path: 'b.csv' }), { kind: 'burstgpt', path: 'b.csv' }],
+      [
+        datasets.speedBench({ path: 'd', subset: 'throughput_2k' }),
+        { kind: 'speed_bench', subset: 'throughput_2k', outputLen: 4096 },
+      ],
+      [datasets.specBench({ path: 'q.jsonl' }), { kind: 'spec_bench', outputLen: 256 }],
+      [
+        datasets.timedTrace({ path: 't.jsonl', labels: { hashIds: 'blocks' } }),
+        {
+          kind: 'timed_trace',
+          selfTimed: true,
+          chunkHashSize: 16,
+          labels: { hashIds: 'blocks', timestamp: 'timestamp' },
+        },
+      ],
+    ]
+    for (const [dataset, expected] of cases) {
+      const config = benchConfigFromDsl(
+        { dataset: { ...dataset!, numPrompts: 4 } as ServeBenchOptions['dataset'] },
+        ctx,
+      )
+      expect(config.dataset).toMatchObject(expected)
+      expect(config.numPrompts).toBe(4)
+    }
+  })
+
+  it('reports every bad field with its path', () => {
+    expect(
+      issuesOf({ dataset: datasets.prefixRepetition({ prefixLen: 0, suffixLen: 0, outputLen: 1.5 }) }),
+    ).toEqual([
+      "serveBench('local').dataset.suffixLen and prefixLen are both 0; a prompt needs at least 1 token",
+      "serveBench('local').dataset.outputLen must be an integer of at least 1 (got 1.5)",
+    ])
+    expect(issuesOf({ dataset: datasets.custom({ path: '', outputLen: 0 }) })).toEqual([
+      "serveBench('local').dataset.outputLen must be -1 (each line's output_tokens) or an integer of at least 1 (got 0)",
+      `serveBench('local').dataset.path must be a file path (got "")`,
+    ])
+    expect(
+      issuesOf({ dataset: datasets.speedBench({ path: 'd', subset: 'huge' as 'qualitative' }) }),
+    ).toEqual([
+      "serveBench('local').dataset.subset must be one of qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k (got 'huge')",
+    ])
+  })
+
+  it('rejects a computed load with a self-timed trace, and a chat backend', () => {
+    expect(
+      issuesOf({ dataset: datasets.timedTrace({ path: 't' }), load: load.poisson({ rate: 5 }) }),
+    ).toEqual([
+      "serveBench('local').load has no effect under trace-driven timing (datasets.timedTrace() sends each request at its trace timestamp); use load.closed() for a concurrency cap, or set selfTimed: false",
+    ])
+    expect(() =>
+      benchConfigFromDsl(
+        { dataset: datasets.timedTrace({ path: 't' }), load: load.closed({ concurrency: 2 }) },
+        ctx,
+      ),
+    ).not.toThrow()
+    expect(() =>
+      benchConfigFromDsl(
+        { dataset: datasets.timedTrace({ path: 't', selfTimed: false }), load: load.poisson({ rate: 5 }) },
+        ctx,
+      ),
+    ).not.toThrow()
+    expect(
+      issuesOf({
+        endpoint: { kind: 'endpoint', backend: 'openai-chat' },
+        dataset: datasets.timedTrace({ path: 't', secMultiplier: 0 }),
+      }),
+    ).toEqual([
+      "serveBench('local').dataset.secMultiplier must be a finite number > 0 (got 0)",
+      "serveBench('local').endpoint.backend must be a completions backend (vllm or openai) with datasets.timedTrace(): it sends token-id prompts (got 'openai-chat')",
+    ])
+  })
+})
