@@ -159,5 +159,5 @@ describe('hub downloads', () => {
     const again = await loadTokenizer({ id: 'fake-org/qwen3' })
     expect(await again.encode('Hello world')).toEqual([9707, 1879])
     expect(hub.requests.length).toBe(before)
-  })
+  }, 60_000)
 })
