@@ -26,6 +26,15 @@ export {
   type RandomDatasetSpec,
   type ServeBenchOptions,
 } from './config/from-dsl.ts'
+export type {
+  BurstGptDatasetOptions,
+  CustomDatasetOptions,
+  PrefixRepetitionDatasetOptions,
+  SonnetDatasetOptions,
+  SpecBenchDatasetOptions,
+  SpeedBenchDatasetOptions,
+  TimedTraceDatasetOptions,
+} from './config/local-datasets-dsl.ts'
 export {
   BaselineError,
   ConfigError,
