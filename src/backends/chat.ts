@@ -10,6 +10,7 @@ export const CHAT_COMPLETIONS_PATH = '/v1/chat/completions'
 export const chatBackend: Backend = {
   name: 'openai-chat',
   defaultEndpointPath: CHAT_COMPLETIONS_PATH,
+  task: 'generation',
   async send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
     return sendStreamingRequest(request, client, JSON.stringify(buildChatBody(request)), chatText)
   },

@@ -2,6 +2,9 @@ import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 
+/** Python's `TaskType` of a backend. */
+export type BackendTask = 'generation' | 'pooling'
+
 /** One generation request, fully resolved: what a backend sends. */
 export interface BackendRequest {
   /** Full URL: `baseUrl + endpointPath`. */
@@ -12,6 +15,8 @@ export interface BackendRequest {
   model: string
   /** Text, or token ids (completions only; chat sends text). */
   prompt: string | number[]
+  /** Several inputs in one request (pooling backends); rerank reads `[query, ...documents]`. */
+  promptList?: string[]
   /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
   promptLen: number
   /** `max_tokens` (completions) or `max_completion_tokens` (chat). */
@@ -39,6 +44,11 @@ export interface Backend {
   readonly name: BackendName
   /** `/v1/completions` or `/v1/chat/completions`. */
   readonly defaultEndpointPath: string
+  /**
+   * Python's `TaskType`: `generation` backends stream tokens; `pooling` backends (embeddings,
+   * pooling, rerank) answer once and get the pooling metrics and result keys.
+   */
+  readonly task: BackendTask
   /** Never throws for HTTP, network or stream problems: those give `success: false` and an `error`. */
   send(request: BackendRequest, client: HttpClient): Promise<RequestOutput>
 }

@@ -4,7 +4,16 @@
  */
 
 /** `--backend` values the engine knows. */
-export type BackendName = 'vllm' | 'openai' | 'openai-chat'
+export type BackendName =
+  | 'vllm'
+  | 'openai'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'openai-audio'
+  | 'openai-embeddings'
+  | 'openai-embeddings-chat'
+  | 'vllm-pooling'
+  | 'vllm-rerank'
 
 /** `--percentile-metrics` values, in Python's output order. */
 export type PercentileMetric =
@@ -64,6 +73,18 @@ export interface RandomDatasetConfig {
   batchSize: number
   /** Send token-id arrays instead of text. */
   promptTokenIds: boolean
+}
+
+/** `--dataset-name random-rerank`: one query and batches of documents (pooling backends). Rust §4.9. */
+export interface RandomRerankDatasetConfig {
+  kind: 'random-rerank'
+  /** Tokens of query + document (special tokens included). */
+  inputLen: number
+  rangeRatio: RangeRatio
+  /** Documents per request (reranker) or query + documents per request (`--no-reranker`). */
+  batchSize: number
+  /** `--no-reranker`: the query is one more input, not paired with each document. */
+  noReranker: boolean
 }
 
 /** `--dataset-name custom`: JSONL lines with `prompt` and an optional `output_tokens`. */
@@ -154,6 +175,7 @@ export interface TimedTraceDatasetConfig {
 
 export type DatasetConfig =
   | RandomDatasetConfig
+  | RandomRerankDatasetConfig
   | CustomDatasetConfig
   | SonnetDatasetConfig
   | PrefixRepetitionDatasetConfig

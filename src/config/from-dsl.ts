@@ -9,6 +9,7 @@ import type {
   SamplingParams,
 } from './bench-config.ts'
 import { DEFAULT_ENDPOINT_PATHS, defaultBenchConfig } from './defaults.ts'
+import { type HubDatasetSpec, isHubDatasetSpec, resolveHubDatasetSpec } from './hub-datasets-dsl.ts'
 import { isLocalDatasetSpec, type LocalDatasetSpec, resolveLocalDatasetSpec } from './local-datasets-dsl.ts'
 
 /** Where and how to send requests. Every field is optional; see {@link ResolvedEndpoint}. */
@@ -62,7 +63,7 @@ export interface RandomDatasetOptions {
 export interface RandomDatasetSpec extends RandomDatasetOptions {
   readonly kind: 'random'
 }
-export type DatasetSpec = RandomDatasetSpec | LocalDatasetSpec
+export type DatasetSpec = RandomDatasetSpec | LocalDatasetSpec | HubDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
 export interface PoissonLoadOptions {
@@ -197,19 +198,21 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
   }
 
   const ds = options.dataset ?? { kind: 'random' }
-  if (ds.kind !== 'random' && !isLocalDatasetSpec(ds))
+  if (ds.kind !== 'random' && !isLocalDatasetSpec(ds) && !isHubDatasetSpec(ds))
     issues.push({ path: at('dataset'), message: 'must come from datasets.<name>(), e.g. datasets.random()' })
   const numPrompts = ds.numPrompts ?? config.numPrompts
   positiveInt(issues, at('dataset.numPrompts'), numPrompts)
   config.numPrompts = numPrompts
-  config.dataset = isLocalDatasetSpec(ds)
-    ? resolveLocalDatasetSpec(ds, {
-        issues,
-        at,
-        backend,
-        ...(options.load ? { loadKind: options.load.kind } : {}),
-      })
-    : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
+  config.dataset = isHubDatasetSpec(ds)
+    ? resolveHubDatasetSpec(ds, issues, at)
+    : isLocalDatasetSpec(ds)
+      ? resolveLocalDatasetSpec(ds, {
+          issues,
+          at,
+          backend,
+          ...(options.load ? { loadKind: options.load.kind } : {}),
+        })
+      : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
 
   config.load = resolveLoad(options.load, issues, at)
 

@@ -2,6 +2,7 @@ import { parseRangeRatio } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
 import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'
 import { defaultBenchConfig } from './defaults.ts'
+import { HUB_DATASET_RESOLVERS } from './hub-datasets-flags.ts'
 import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
 import type { Reader } from './resolve.ts'
 
@@ -18,6 +19,8 @@ export const DATASET_NAMES = [
   'spec_bench',
   'timed_trace',
   'timed-trace',
+  'sharegpt',
+  'hf',
 ] as const
 
 export type DatasetName = (typeof DATASET_NAMES)[number]
@@ -34,6 +37,7 @@ const RESOLVERS: {
 } = {
   random: resolveRandom,
   ...LOCAL_DATASET_RESOLVERS,
+  ...HUB_DATASET_RESOLVERS,
 }
 
 export function resolveDatasetFlags(

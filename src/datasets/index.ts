@@ -3,8 +3,10 @@ import type { SampleRequest } from '../config/records.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
 import { generateBurstGpt } from './burstgpt.ts'
 import { generateCustom } from './custom.ts'
+import { generateHf } from './hf.ts'
 import { generatePrefixRepetition } from './prefix-repetition.ts'
 import { generateRandom } from './random.ts'
+import { generateShareGpt } from './sharegpt.ts'
 import { generateSonnet } from './sonnet.ts'
 import { generateSpecBench } from './spec-bench.ts'
 import { generateSpeedBench } from './speed-bench.ts'
@@ -39,6 +41,8 @@ const DATASETS: DatasetGenerators = {
   speed_bench: generateSpeedBench,
   spec_bench: generateSpecBench,
   timed_trace: generateTimedTrace,
+  sharegpt: generateShareGpt,
+  hf: generateHf,
 }
 
 /** Produces the run's requests, in order, with prompt lengths exact under `context.tokenizer`. */

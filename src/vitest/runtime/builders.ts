@@ -10,6 +10,12 @@ import type {
   RandomDatasetSpec,
 } from '../../config/from-dsl.ts'
 import type {
+  HfDatasetOptions,
+  HfDatasetSpec,
+  ShareGptDatasetOptions,
+  ShareGptDatasetSpec,
+} from '../../config/hub-datasets-dsl.ts'
+import type {
   BurstGptDatasetOptions,
   BurstGptDatasetSpec,
   CustomDatasetOptions,
@@ -54,6 +60,10 @@ export const datasets: {
   specBench(options: SpecBenchDatasetOptions): SpecBenchDatasetSpec
   /** A Mooncake-style trace replayed at its timestamps (`--dataset-name timed_trace`). */
   timedTrace(options: TimedTraceDatasetOptions): TimedTraceDatasetSpec
+  /** ShareGPT conversations from a JSON file, or downloaded from the hub (`--dataset-name sharegpt`). */
+  sharegpt(options?: ShareGptDatasetOptions): ShareGptDatasetSpec
+  /** A Hugging Face dataset by id, or a local copy (`--dataset-name hf`). */
+  hf(options: HfDatasetOptions): HfDatasetSpec
 } = {
   random: (options = {}) => ({ ...options, kind: 'random' }),
   custom: (options) => ({ ...options, kind: 'custom' }),
@@ -63,6 +73,8 @@ export const datasets: {
   speedBench: (options) => ({ ...options, kind: 'speed_bench' }),
   specBench: (options) => ({ ...options, kind: 'spec_bench' }),
   timedTrace: (options) => ({ ...options, kind: 'timed_trace' }),
+  sharegpt: (options = {}) => ({ ...options, kind: 'sharegpt' }),
+  hf: (options) => ({ ...options, kind: 'hf' }),
 }
 
 /** Arrival processes (`--request-rate`, `--burstiness`, `--max-concurrency`, `--ramp-up-*`). */
