@@ -134,6 +134,17 @@ describe('local dataset flags', () => {
     const base = ['--dataset-name', 'timed_trace', '--dataset-path', 't']
     expect(issuesOf([...base, '--request-rate', '10'])).toEqual([`--request-rate ${hint}`])
     expect(issuesOf([...base, '--burstiness', '0.5'])).toEqual([`--burstiness ${hint}`])
+    expect(
+      issuesOf([
+        ...base,
+        '--ramp-up-strategy',
+        'linear',
+        '--ramp-up-start-rps',
+        '1',
+        '--ramp-up-end-rps',
+        '2',
+      ]),
+    ).toEqual([`--ramp-up-strategy ${hint}`])
     expect(resolve([...base, '--request-rate', 'inf', '--burstiness', '1']).dataset).toMatchObject({
       selfTimed: true,
     })

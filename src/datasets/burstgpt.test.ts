@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadTokenizer } from '../tokenizer/index.ts'
 import { parseBurstGptCsv } from './burstgpt.ts'
@@ -49,6 +50,16 @@ describe('burstgpt dataset', () => {
       { tokenizer, numPrompts: 12, seed: 1 },
     )
     expect(requests).toHaveLength(12)
+  })
+
+  it('says so when the file has no usable GPT-4 rows', async () => {
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const dir = await mkdtemp(join(tmpdir(), 'servebench-burst-'))
+    const path = join(dir, 'b.csv')
+    await writeFile(path, 'Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,10,5\n2,GPT-4,10,0\n')
+    await expect(
+      generateRequests({ kind: 'burstgpt', path }, { tokenizer, numPrompts: 1, seed: 0 }),
+    ).rejects.toThrow(`burstgpt: ${path} has no GPT-4 rows with response tokens > 0`)
   })
 
   it('names the file, the line and the column of a bad cell, and lists the columns when one is missing', () => {

@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { SonnetDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
@@ -38,6 +40,26 @@ describe('sonnet dataset', () => {
       generateRequests(sonnet({ inputLen: 200, prefixLen: 50 }), { tokenizer, numPrompts: 5, seed })
     expect(await run(3)).toEqual(await run(3))
     expect((await run(3)).map((r) => r.prompt)).not.toEqual((await run(4)).map((r) => r.prompt))
+  })
+
+  it('says how many prompts fit when most drawn lines overflow inputLen', async () => {
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const base = (await tokenizer.encode(SONNET_BASE_PROMPT, { addSpecialTokens: true })).length
+    // One short line and 29 long ones: one line per prompt, and only the short one fits (p = 1/30 < 1/20).
+    const long = `${'the quick brown fox jumps over the lazy dog '.repeat(8).trim()}\n`
+    const path = join(await mkdtemp(join(tmpdir(), 'servebench-sonnet-')), 'lines.txt')
+    await writeFile(path, `Hi\n${long.repeat(29)}`)
+    await expect(
+      generateRequests(sonnet({ path, inputLen: base + 40, prefixLen: 0 }), {
+        tokenizer,
+        numPrompts: 100,
+        seed: 0,
+      }),
+    ).rejects.toThrow(
+      new RegExp(
+        `^sonnet: only \\d+ of 100 prompts fit in --sonnet-input-len ${base + 40} after 2000 draws; raise --sonnet-input-len$`,
+      ),
+    )
   })
 
   it('rejects an input length not above the base prompt', async () => {
