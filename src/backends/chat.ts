@@ -18,7 +18,8 @@ export const chatBackend: Backend = {
 
 /**
  * The request body, key order as Python's `async_request_openai_chat_completions`: one user
- * message whose content is always an array, no `logprobs`; `ignore_eos` only when set, then
+ * message whose content is always an array (the text part, then any image parts), no `logprobs`;
+ * `ignore_eos` only when set, then
  * `extraBody`, which may overwrite any key. Throws for token-id prompts: the runner sends chat text.
  */
 export function buildChatBody(request: BackendRequest): Record<string, unknown> {
@@ -28,7 +29,7 @@ export function buildChatBody(request: BackendRequest): Record<string, unknown> 
   const text = request.prompt
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+    messages: [{ role: 'user', content: [{ type: 'text', text }, ...(request.multiModalContent ?? [])] }],
     max_completion_tokens: request.outputLen,
     stream: true,
     stream_options: { include_usage: true },

@@ -1,5 +1,5 @@
 import type { BackendName } from '../config/bench-config.ts'
-import type { RequestOutput } from '../config/records.ts'
+import type { MultiModalPart, RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 
 /** Python's `TaskType` of a backend. */
@@ -17,6 +17,8 @@ export interface BackendRequest {
   prompt: string | number[]
   /** Several inputs in one request (pooling backends); rerank reads `[query, ...documents]`. */
   promptList?: string[]
+  /** Chat only: image parts sent after the text part of the user message (`random-mm`). */
+  multiModalContent?: readonly MultiModalPart[]
   /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
   promptLen: number
   /** `max_tokens` (completions) or `max_completion_tokens` (chat). */
@@ -37,7 +39,16 @@ export interface BackendRequest {
   readTimeoutS?: number
   /** Aborting fails the request with an error text saying it was aborted. */
   signal?: AbortSignal
+  /** Told when the request fails before the first byte of a response body (runner/retry.ts decides on a retry). */
+  onEarlyFailure?(failure: EarlyFailure): void
 }
+
+/** A failure before any response body byte: no response at all, or a non-2xx status. */
+export type EarlyFailure =
+  /** Connect refused, socket reset or closed before the headers; `timedOut` for a timeout or an abort. */
+  | { kind: 'connect'; timedOut: boolean }
+  /** A non-2xx answer; `retryAfter` is its raw `Retry-After` header. */
+  | { kind: 'status'; status: number; retryAfter?: string }
 
 /** A generation API: builds the body, sends it, reads the stream, times it. */
 export interface Backend {

@@ -62,7 +62,17 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   // Endpoint
   s('--backend', 'string', 'Endpoint', 'Backend API to benchmark.', {
     default: 'openai',
-    choices: ['vllm', 'openai', 'openai-chat'],
+    choices: [
+      'vllm',
+      'openai',
+      'openai-chat',
+      'openai-responses',
+      'openai-audio',
+      'openai-embeddings',
+      'openai-embeddings-chat',
+      'vllm-pooling',
+      'vllm-rerank',
+    ],
   }),
   s('--base-url', 'string', 'Endpoint', 'Server base URL; overrides --host and --port.'),
   s('--host', 'string', 'Endpoint', 'Server host, used when --base-url is not given.', {
@@ -70,7 +80,8 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   }),
   s('--port', 'int', 'Endpoint', 'Server port, used when --base-url is not given.', { default: '8000' }),
   s('--endpoint', 'string', 'Endpoint', 'API path appended to the base URL.', {
-    default: '/v1/completions (openai-chat: /v1/chat/completions)',
+    default:
+      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /pooling, /v1/rerank, /v1/audio/transcriptions',
   }),
   s(
     '--header',
@@ -133,6 +144,8 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     default: 'random',
     choices: [
       'random',
+      'random-mm',
+      'random-rerank',
       'custom',
       'sonnet',
       'prefix_repetition',
@@ -166,9 +179,15 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       default: '0.0',
     },
   ),
-  s('--random-batch-size', 'int', 'Dataset', 'Inputs per request (pooling backends only; 1 here).', {
-    default: '1',
-  }),
+  s(
+    '--random-batch-size',
+    'int',
+    'Dataset',
+    'Inputs per request (pooling backends; random-rerank: documents).',
+    {
+      default: '1',
+    },
+  ),
   s('--prompt-token-ids', 'boolean', 'Dataset', 'Send prompts as token-id lists (completions backends).', {
     parity: 'rust',
   }),
@@ -242,12 +261,42 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--prefix-repetition-output-len', 'int', 'Dataset', 'prefix_repetition: output tokens per request.', {
     default: '128',
   }),
-  planned('--random-mm-base-items-per-request', 'int', 'random-mm items per request.'),
-  planned('--random-mm-num-mm-items-range-ratio', 'number', 'random-mm item count range.'),
-  planned('--random-mm-limit-mm-per-prompt', 'string', 'random-mm per-modality limits.'),
-  planned('--random-mm-bucket-config', 'string', 'random-mm size buckets.'),
-  planned('--enable-multimodal-chat', 'boolean', 'Pre-built multimodal chat messages.'),
-  planned('--no-reranker', 'boolean', 'random-rerank without a reranker.'),
+  s('--random-mm-base-items-per-request', 'int', 'Dataset', 'random-mm: images per request.', {
+    default: '1',
+  }),
+  s(
+    '--random-mm-num-mm-items-range-ratio',
+    'number',
+    'Dataset',
+    'random-mm: r in [0,1]; the item count is drawn from [n(1-r), n(1+r)].',
+    { default: '0.0' },
+  ),
+  s(
+    '--random-mm-limit-mm-per-prompt',
+    'string',
+    'Dataset',
+    'random-mm: per-modality caps as JSON; missing keys are 255 images, 1 video.',
+    { default: '{"image": 255, "video": 1}' },
+  ),
+  s(
+    '--random-mm-bucket-config',
+    'string',
+    'Dataset',
+    'random-mm: {(height, width, frames): weight, ...}; weights are normalised, video is not supported.',
+    { default: '{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}' },
+  ),
+  s(
+    '--enable-multimodal-chat',
+    'boolean',
+    'Dataset',
+    'Accepted: random-mm builds the same user message (text, then images) either way.',
+  ),
+  s(
+    '--no-reranker',
+    'boolean',
+    'Dataset',
+    'random-rerank for an embedding model: the query is one more input.',
+  ),
   s(
     '--speed-bench-dataset-subset',
     'string',
@@ -369,10 +418,104 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       default: '0',
     },
   ),
-  s('--probe-request-rate', 'number', 'Traffic', 'Side-channel probe requests per second.', {
-    status: 'planned',
-    parity: 'python',
+  s(
+    '--probe-request-rate',
+    'number',
+    'Traffic',
+    'Sequential "Hi" probes (1 output token) per second beside the run, outside --max-concurrency; 0 is off.',
+    { default: '0', parity: 'python' },
+  ),
+  s(
+    '--sweep-max-concurrency',
+    'string',
+    'Traffic',
+    'Comma-separated concurrencies: one run per value, then a summary.',
+    {
+      parity: 'rust',
+    },
+  ),
+  s(
+    '--sweep-request-rate',
+    'string',
+    'Traffic',
+    'Comma-separated rates (or inf): one run per value, then a summary.',
+    {
+      parity: 'rust',
+    },
+  ),
+  s(
+    '--sweep-num-prompts-factor',
+    'int',
+    'Traffic',
+    'Concurrency sweeps: --num-prompts = concurrency × factor.',
+    {
+      parity: 'rust',
+    },
+  ),
+  s('--num-runs', 'int', 'Traffic', 'Repeat the run and report mean, std, min, max and CV per metric.', {
+    default: '1',
+    parity: 'rust',
   }),
+  s('--multi-turn', 'boolean', 'Traffic', 'Conversations with history (openai-chat, random dataset).', {
+    parity: 'rust',
+  }),
+  s('--multi-turn-num-turns', 'int', 'Traffic', 'Turns per conversation.', { default: '3', parity: 'rust' }),
+  s(
+    '--multi-turn-min-turns',
+    'int',
+    'Traffic',
+    'Fewest turns per conversation; 0 = --multi-turn-num-turns.',
+    {
+      default: '0',
+      parity: 'rust',
+    },
+  ),
+  s('--multi-turn-max-turns', 'int', 'Traffic', 'Most turns per conversation; 0 = --multi-turn-num-turns.', {
+    default: '0',
+    parity: 'rust',
+  }),
+  s(
+    '--multi-turn-concurrency',
+    'int',
+    'Traffic',
+    'Most turns in flight across conversations (default: --max-concurrency, else --num-prompts).',
+    { parity: 'rust' },
+  ),
+  s('--multi-turn-delay-ms', 'int', 'Traffic', 'Think time between turns (holds no concurrency slot).', {
+    default: '0',
+    parity: 'rust',
+  }),
+  s(
+    '--multi-turn-prefix-global-ratio',
+    'number',
+    'Traffic',
+    'Share of each message common to all conversations; > 0 sends each turn without history.',
+    { default: '0.0', parity: 'rust' },
+  ),
+  s(
+    '--multi-turn-prefix-conversation-ratio',
+    'number',
+    'Traffic',
+    'Share of each message common within a conversation; > 0 sends each turn without history.',
+    { default: '0.0', parity: 'rust' },
+  ),
+  s(
+    '--multi-turn-continue-on-failure',
+    'boolean',
+    'Traffic',
+    'Keep sending a conversation after a failed turn (Rust stops it).',
+    { parity: 'servebench' },
+  ),
+  s(
+    '--per-turn-input-len',
+    'int',
+    'Traffic',
+    'Multi-turn: prompt tokens of turns after the first; 0 = the same.',
+    {
+      default: '0',
+      parity: 'rust',
+    },
+  ),
   // Request content
   s(
     '--ignore-eos',
@@ -419,7 +562,25 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     default: '99',
   }),
   s('--goodput', 'list', 'Metrics', 'SLOs as KEY:VALUE in ms, keys ttft, tpot, e2el.'),
-  s('--profile', 'boolean', 'Metrics', 'Call /start_profile and /stop_profile.', { status: 'planned' }),
+  s('--profile', 'boolean', 'Metrics', 'POST /start_profile before the run and /stop_profile after it.'),
+  s(
+    '--steady-state-threshold',
+    'number',
+    'Metrics',
+    'Steady-state window opens at this fraction of --max-concurrency, in (0, 1].',
+    { default: '0.95', parity: 'rust' },
+  ),
+  s(
+    '--steady-state-min-window',
+    'number',
+    'Metrics',
+    'Warn when the steady-state window is shorter (seconds).',
+    {
+      default: 'max(10, 0.1 × duration)',
+      parity: 'rust',
+    },
+  ),
+  s('--no-steady-state', 'boolean', 'Metrics', 'Do not compute the steady-state window.', { parity: 'rust' }),
   s('--plot-timeline', 'boolean', 'Metrics', 'Write a timeline plot.', {
     status: 'planned',
     parity: 'python',
@@ -441,6 +602,9 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),
   s('--metadata', 'list', 'Output', 'KEY=VALUE pairs written as top-level keys of the result.'),
   s('--disable-tqdm', 'boolean', 'Output', 'No progress bar.'),
+  s('--compare', 'list', 'Output', 'Compare two saved results A B (JSON or JSONL) instead of running.', {
+    parity: 'rust',
+  }),
   // Client
   s('--request-timeout', 'number', 'Client', 'Per-request timeout in seconds (default: none).', {
     parity: 'servebench',
@@ -453,6 +617,27 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     {
       parity: 'servebench',
     },
+  ),
+  s(
+    '--max-retries',
+    'int',
+    'Client',
+    'Retry a request that failed before its response body (connect error, 429, 5xx) up to N times, honouring Retry-After.',
+    { default: '0', parity: 'servebench' },
+  ),
+  s(
+    '--max-failure-ratio',
+    'number',
+    'Client',
+    'Warn on stderr when more than this fraction of requests failed.',
+    { default: '0.05', parity: 'servebench' },
+  ),
+  s(
+    '--fail-on-error-ratio',
+    'number',
+    'Client',
+    'Exit 1 when more than this fraction of requests failed (default: never).',
+    { parity: 'servebench' },
   ),
   s('--help', 'boolean', 'Client', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
 ]

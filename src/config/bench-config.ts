@@ -173,8 +173,66 @@ export interface TimedTraceDatasetConfig {
   selfTimed: boolean
 }
 
+/** `--dataset-name sharegpt`: ShareGPT conversations (Python `ShareGPTDataset`, Rust §4.3). */
+export interface ShareGptDatasetConfig {
+  kind: 'sharegpt'
+  /** A local JSON file; undefined downloads `ShareGPT_V3_unfiltered_cleaned_split.json` through the hub cache. */
+  path?: string
+  /** `--sharegpt-output-len`: a fixed output length (skips the minimum-output check). */
+  outputLen?: number
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** `--dataset-name hf`: a Hugging Face dataset by id (datasets-server parquet shards or repo files). */
+export interface HfDatasetConfig {
+  kind: 'hf'
+  /** `--dataset-path`: the dataset id on the hub, or a local file or folder of parquet/JSON/JSONL. */
+  path: string
+  /** `--hf-name`: the dataset id that picks the family when `path` is a local copy. */
+  hfName?: string
+  /** `--hf-subset` (config); undefined = `default`, else the first. */
+  subset?: string
+  /** `--hf-split`; undefined = train > test > validation > the first. */
+  split?: string
+  /** `--hf-output-len`: a fixed output length. */
+  outputLen?: number
+  /** `--hf-text-column`: the prompt column (Rust). */
+  textColumn?: string
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** One `--random-mm-bucket-config` entry: an image (frames 1) or video size and its weight. */
+export interface RandomMmBucket {
+  height: number
+  width: number
+  numFrames: number
+  probability: number
+}
+
+/** `--dataset-name random-mm`: random text (as `random`) plus synthetic JPEG images. Rust §4.2. */
+export interface RandomMmDatasetConfig {
+  kind: 'random-mm'
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+  rangeRatio: RangeRatio
+  /** `--random-mm-base-items-per-request`. */
+  baseItemsPerRequest: number
+  /** `--random-mm-num-mm-items-range-ratio`, in [0, 1]. */
+  numMmItemsRangeRatio: number
+  /** `--random-mm-limit-mm-per-prompt`. */
+  limitMmPerPrompt: { image: number; video: number }
+  /** `--random-mm-bucket-config`, in the order given. */
+  buckets: RandomMmBucket[]
+  /** `--enable-multimodal-chat`: accepted; the request body is the same either way. */
+  enableMultimodalChat: boolean
+}
+
 export type DatasetConfig =
   | RandomDatasetConfig
+  | RandomMmDatasetConfig
   | RandomRerankDatasetConfig
   | CustomDatasetConfig
   | SonnetDatasetConfig
@@ -183,6 +241,8 @@ export type DatasetConfig =
   | SpeedBenchDatasetConfig
   | SpecBenchDatasetConfig
   | TimedTraceDatasetConfig
+  | ShareGptDatasetConfig
+  | HfDatasetConfig
 
 export interface RampUpConfig {
   strategy: 'linear' | 'exponential'
@@ -221,6 +281,8 @@ export interface RequestOptions {
   timeoutS?: number
   /** Fail a stream that stays silent this long (Python `VLLM_BENCH_SOCK_READ`); undefined = none. */
   readTimeoutS?: number
+  /** `--max-retries`: retries of a request that failed before its response body (runner/retry.ts); undefined = 0. */
+  maxRetries?: number
 }
 
 /** `--goodput` SLOs, milliseconds. */
@@ -257,4 +319,57 @@ export interface BenchConfig {
   metadata: Array<[string, string]>
   output: OutputConfig
   disableTqdm: boolean
+  /** `--max-failure-ratio`: warn above this failed fraction (Vitest: fail); undefined = 0.05. */
+  maxFailureRatio?: number
+  /** `--fail-on-error-ratio`: the CLI exits 1 above this failed fraction; undefined = never. */
+  failOnErrorRatio?: number
+  /** Rust steady-state window; undefined with `--no-steady-state`. Applies with `--max-concurrency` at rate inf. */
+  steadyState?: SteadyStateConfig
+  /** `--probe-request-rate`: sequential "Hi" probes per second beside the run; undefined = none. */
+  probeRequestRatePerS?: number
+  /** `--profile`: POST /start_profile before the run and /stop_profile after it. */
+  profile?: boolean
+  /** `--multi-turn`: conversations instead of independent requests. */
+  multiTurn?: MultiTurnConfig
+  /** `--sweep-max-concurrency` / `--sweep-request-rate`: one run per value. */
+  sweep?: SweepConfig
+  /** `--num-runs`: repeat the run and report mean, std, min, max and CV per metric; undefined = 1. */
+  numRuns?: number
+}
+
+/** A sweep over one load parameter (Rust §9.1). */
+export interface SweepConfig {
+  parameter: 'max_concurrency' | 'request_rate'
+  /** Concurrencies (integers) or rates (`Infinity` allowed), in the order given. */
+  values: number[]
+  /** Concurrency sweeps: `num_prompts = concurrency × factor`. */
+  numPromptsFactor?: number
+}
+
+/** `--steady-state-threshold`, `--steady-state-min-window` (Rust). */
+export interface SteadyStateConfig {
+  /** Fraction of `--max-concurrency` at which the window opens, in (0, 1]. */
+  threshold: number
+  /** Shorter windows get a warning; undefined = max(10, 0.1 × run duration). */
+  minWindowS?: number
+}
+
+/** The `--multi-turn*` flags (Rust `multi_turn.rs`), resolved. */
+export interface MultiTurnConfig {
+  /** Turns per conversation, before min/max normalisation. */
+  numTurns: number
+  minTurns: number
+  maxTurns: number
+  /** Prompt tokens of turns 1+ (`--per-turn-input-len`); 0 = the turn-0 length. */
+  perTurnInputLen: number
+  /** Most requests in flight across conversations; undefined = `--max-concurrency`, else `--num-prompts`. */
+  concurrency?: number
+  /** Think time between turns, ms (the concurrency slot is not held). */
+  delayMs: number
+  /** Share of each message common to every conversation, in [0, 1). */
+  prefixGlobalRatio: number
+  /** Share of each message common within one conversation, in [0, 1). */
+  prefixConversationRatio: number
+  /** Keep sending a conversation's later turns after one fails (servebench; Rust stops). */
+  continueOnFailure: boolean
 }

@@ -8,9 +8,16 @@ import type {
   RandomDatasetConfig,
   SamplingParams,
 } from './bench-config.ts'
-import { DEFAULT_ENDPOINT_PATHS, defaultBenchConfig } from './defaults.ts'
+import {
+  DEFAULT_ENDPOINT_PATHS,
+  DEFAULT_POOLING_PERCENTILE_METRICS,
+  defaultBenchConfig,
+  POOLING_BACKENDS,
+} from './defaults.ts'
 import { type HubDatasetSpec, isHubDatasetSpec, resolveHubDatasetSpec } from './hub-datasets-dsl.ts'
 import { isLocalDatasetSpec, type LocalDatasetSpec, resolveLocalDatasetSpec } from './local-datasets-dsl.ts'
+import { type RandomMmDatasetSpec, resolveRandomMmSpec } from './random-mm-dsl.ts'
+import { type RandomRerankDatasetSpec, resolveRandomRerankSpec } from './random-rerank-dsl.ts'
 
 /** Where and how to send requests. Every field is optional; see {@link ResolvedEndpoint}. */
 export interface EndpointOptions {
@@ -63,7 +70,12 @@ export interface RandomDatasetOptions {
 export interface RandomDatasetSpec extends RandomDatasetOptions {
   readonly kind: 'random'
 }
-export type DatasetSpec = RandomDatasetSpec | LocalDatasetSpec | HubDatasetSpec
+export type DatasetSpec =
+  | RandomDatasetSpec
+  | LocalDatasetSpec
+  | RandomMmDatasetSpec
+  | HubDatasetSpec
+  | RandomRerankDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
 export interface PoissonLoadOptions {
@@ -198,21 +210,31 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
   }
 
   const ds = options.dataset ?? { kind: 'random' }
-  if (ds.kind !== 'random' && !isLocalDatasetSpec(ds) && !isHubDatasetSpec(ds))
+  if (
+    ds.kind !== 'random' &&
+    ds.kind !== 'random-mm' &&
+    ds.kind !== 'random-rerank' &&
+    !isLocalDatasetSpec(ds) &&
+    !isHubDatasetSpec(ds)
+  )
     issues.push({ path: at('dataset'), message: 'must come from datasets.<name>(), e.g. datasets.random()' })
   const numPrompts = ds.numPrompts ?? config.numPrompts
   positiveInt(issues, at('dataset.numPrompts'), numPrompts)
   config.numPrompts = numPrompts
   config.dataset = isHubDatasetSpec(ds)
     ? resolveHubDatasetSpec(ds, issues, at)
-    : isLocalDatasetSpec(ds)
-      ? resolveLocalDatasetSpec(ds, {
-          issues,
-          at,
-          backend,
-          ...(options.load ? { loadKind: options.load.kind } : {}),
-        })
-      : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
+    : ds.kind === 'random-rerank'
+      ? resolveRandomRerankSpec(ds, { issues, at, backend })
+      : ds.kind === 'random-mm'
+        ? resolveRandomMmSpec(ds, { issues, at, backend })
+        : isLocalDatasetSpec(ds)
+          ? resolveLocalDatasetSpec(ds, {
+              issues,
+              at,
+              backend,
+              ...(options.load ? { loadKind: options.load.kind } : {}),
+            })
+          : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
 
   config.load = resolveLoad(options.load, issues, at)
 
@@ -232,6 +254,8 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     config.metricPercentiles = [...options.percentiles]
   }
   if (options.percentileMetrics) config.percentileMetrics = [...options.percentileMetrics]
+  else if (POOLING_BACKENDS.includes(backend))
+    config.percentileMetrics = [...DEFAULT_POOLING_PERCENTILE_METRICS]
   config.request = {
     ...config.request,
     ignoreEos: options.ignoreEos ?? false,

@@ -15,6 +15,16 @@ export interface SampleRequest {
    * `timestampS - min(timestampS)` after its start instead of the computed schedule.
    */
   timestampS?: number
+  /** Several inputs in one request (pooling backends, `--random-batch-size`); rerank: `[query, ...documents]`. */
+  promptList?: string[]
+  /** Images sent after the text part of a chat message (`random-mm`); Python's `multi_modal_data`. */
+  multiModalContent?: MultiModalPart[]
+}
+
+/** One chat content part besides the text: an image as a (data) URL. */
+export interface MultiModalPart {
+  type: 'image_url'
+  image_url: { url: string }
 }
 
 /** What a backend returns for one request. Python's `RequestFuncOutput`; times in seconds. */
@@ -35,6 +45,10 @@ export interface RequestOutput {
   latencyS: number
   /** Monotonic send time: `performance.now() / 1000`. */
   startTimeS: number
+  /** Inputs the request carried (pooling backends; rerank: its documents). Absent means 1. */
+  numInputSequences?: number
+  /** Seconds of audio sent (openai-audio); feeds `rtfx`. */
+  inputAudioDurationS?: number
 }
 
 /** One request as the run recorded it, in dispatch order, failures included. */

@@ -1,7 +1,13 @@
-import { parseRangeRatio } from '../datasets/index.ts'
+import {
+  DEFAULT_MM_BUCKET_CONFIG,
+  DEFAULT_MM_LIMIT,
+  parseBucketConfig,
+  parseMmLimit,
+  parseRangeRatio,
+} from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
 import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'
-import { defaultBenchConfig } from './defaults.ts'
+import { defaultBenchConfig, POOLING_BACKENDS } from './defaults.ts'
 import { HUB_DATASET_RESOLVERS } from './hub-datasets-flags.ts'
 import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
 import type { Reader } from './resolve.ts'
@@ -9,6 +15,7 @@ import type { Reader } from './resolve.ts'
 /** `--dataset-name` values servebench implements. */
 export const DATASET_NAMES = [
   'random',
+  'random-mm',
   'custom',
   'sonnet',
   'prefix_repetition',
@@ -19,6 +26,7 @@ export const DATASET_NAMES = [
   'spec_bench',
   'timed_trace',
   'timed-trace',
+  'random-rerank',
   'sharegpt',
   'hf',
 ] as const
@@ -36,6 +44,8 @@ const RESOLVERS: {
   readonly [K in DatasetName]: (read: Reader, context: DatasetFlagContext) => DatasetConfig
 } = {
   random: resolveRandom,
+  'random-mm': resolveRandomMm,
+  'random-rerank': resolveRandomRerank,
   ...LOCAL_DATASET_RESOLVERS,
   ...HUB_DATASET_RESOLVERS,
 }
@@ -67,18 +77,102 @@ function resolveRandom(read: Reader, { backend, tokenizer, issues }: DatasetFlag
   dataset.prefixLen = read.int('--random-prefix-len', 0) ?? dataset.prefixLen
   dataset.rangeRatio = read.parsed('--random-range-ratio', parseRangeRatio) ?? dataset.rangeRatio
   dataset.batchSize = read.int('--random-batch-size', 1) ?? 1
-  if (dataset.batchSize > 1) {
-    issues.push({
-      path: '--random-batch-size',
-      message: `must be 1 with a generation backend (got ${dataset.batchSize})`,
-    })
-  }
+  if (dataset.batchSize > 1) checkBatchBackend(backend, dataset.batchSize, issues)
   dataset.promptTokenIds = read.bool('--prompt-token-ids')
   if (dataset.promptTokenIds && backend === 'openai-chat') {
     issues.push({
       path: '--prompt-token-ids',
       message: 'needs a completions backend (vllm or openai); chat sends text',
     })
+  } else if (dataset.promptTokenIds && !TOKEN_ID_BACKENDS.includes(backend)) {
+    issues.push({
+      path: '--prompt-token-ids',
+      message: `needs a backend that sends token ids (${TOKEN_ID_BACKENDS.join(', ')}); ${backend} sends text`,
+    })
   }
   return dataset
+}
+
+function resolveRandomMm(read: Reader, { backend, tokenizer, issues }: DatasetFlagContext): DatasetConfig {
+  if (backend !== 'openai-chat') {
+    issues.push({
+      path: '--dataset-name',
+      message: `random-mm needs --backend openai-chat (it sends images in chat messages); got --backend ${backend}`,
+    })
+  }
+  for (const [flag, why] of [
+    ['--dataset-path', 'cannot be used with --dataset-name random-mm (it generates its prompts)'],
+    ['--skip-tokenizer-init', 'cannot be used with --dataset-name random-mm: it needs a tokenizer'],
+  ] as const) {
+    if (flag === '--dataset-path' ? read.string(flag) !== undefined : tokenizer.skipInit)
+      issues.push({ path: flag, message: why })
+  }
+  const random = defaultBenchConfig().dataset
+  return {
+    kind: 'random-mm',
+    inputLen: read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? random.inputLen,
+    outputLen: read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? random.outputLen,
+    prefixLen: read.int('--random-prefix-len', 0) ?? random.prefixLen,
+    rangeRatio: read.parsed('--random-range-ratio', parseRangeRatio) ?? random.rangeRatio,
+    baseItemsPerRequest: read.int('--random-mm-base-items-per-request', 0) ?? 1,
+    numMmItemsRangeRatio: read.number('--random-mm-num-mm-items-range-ratio') ?? 0,
+    limitMmPerPrompt: read.parsed('--random-mm-limit-mm-per-prompt', parseMmLimit) ?? { ...DEFAULT_MM_LIMIT },
+    buckets:
+      read.parsed('--random-mm-bucket-config', parseBucketConfig) ??
+      parseBucketConfig(DEFAULT_MM_BUCKET_CONFIG),
+    enableMultimodalChat: read.bool('--enable-multimodal-chat'),
+  }
+}
+
+/** Backends whose body can carry token ids instead of text. */
+const TOKEN_ID_BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-embeddings', 'vllm-pooling']
+
+/** Several inputs per request exist only on pooling backends that take a list of inputs. */
+function checkBatchBackend(backend: BackendName, batchSize: number, issues: ConfigIssue[]): void {
+  if (!POOLING_BACKENDS.includes(backend)) {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be 1 with a generation backend (got ${batchSize}); batches need ${POOLING_BACKENDS.join(', ')}`,
+    })
+  } else if (backend === 'openai-embeddings-chat') {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be 1 with --backend openai-embeddings-chat (got ${batchSize}): it sends one message per request`,
+    })
+  }
+}
+
+/** Backends random-rerank can drive: a rerank API, or embeddings of query and documents. */
+const RERANK_BACKENDS: readonly BackendName[] = ['vllm-rerank', 'openai-embeddings', 'vllm-pooling']
+
+function resolveRandomRerank(
+  read: Reader,
+  { backend, tokenizer, issues }: DatasetFlagContext,
+): DatasetConfig {
+  if (!RERANK_BACKENDS.includes(backend)) {
+    issues.push({
+      path: '--dataset-name',
+      message: `random-rerank needs a pooling backend that takes a list of inputs (${RERANK_BACKENDS.join(', ')}); got --backend ${backend}`,
+    })
+  }
+  if (read.string('--dataset-path') !== undefined) {
+    issues.push({
+      path: '--dataset-path',
+      message: 'cannot be used with --dataset-name random-rerank (it generates its prompts)',
+    })
+  }
+  if (tokenizer.skipInit) {
+    issues.push({
+      path: '--skip-tokenizer-init',
+      message: 'cannot be used with --dataset-name random-rerank: it needs a tokenizer',
+    })
+  }
+  const random = defaultBenchConfig().dataset
+  return {
+    kind: 'random-rerank',
+    inputLen: read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? random.inputLen,
+    rangeRatio: read.parsed('--random-range-ratio', parseRangeRatio) ?? random.rangeRatio,
+    batchSize: read.int('--random-batch-size', 1) ?? 1,
+    noReranker: read.bool('--no-reranker'),
+  }
 }

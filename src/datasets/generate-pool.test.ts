@@ -21,10 +21,11 @@ function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatas
   }
 }
 
+// Each pooled run starts two threads that load the tokenizer (Qwen3: about a second each on a loaded machine).
 describe.each([
   ['cl100k_base', 'cl100k_base'],
   ['qwen3', QWEN3],
-])('prompt pool with %s', (_name, id) => {
+])('prompt pool with %s', { timeout: 30_000 }, (_name, id) => {
   it('builds on worker threads exactly what one thread builds for the same seed', async () => {
     const tokenizer = await loadTokenizer({ id })
     const context = { tokenizer, numPrompts: 40, seed: 11 }

