@@ -144,8 +144,8 @@ describe('resolveServeFlags', () => {
   })
 
   it('rejects flags servebench does not implement yet, naming them', () => {
-    expect(() => resolve(['--sharegpt-output-len', '10'])).toThrow(
-      '--sharegpt-output-len is not supported by servebench yet; see docs/cli.md for what is',
+    expect(() => resolve(['--blazedit-min-distance', '0.1'])).toThrow(
+      '--blazedit-min-distance is not supported by servebench yet; see docs/cli.md for what is',
     )
   })
 
