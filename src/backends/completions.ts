@@ -11,6 +11,7 @@ export function createCompletionsBackend(name: 'vllm' | 'openai'): Backend {
   return {
     name,
     defaultEndpointPath: COMPLETIONS_PATH,
+    task: 'generation',
     async send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
       return sendStreamingRequest(
         request,

@@ -67,6 +67,12 @@ describe('BACKENDS', () => {
       'vllm',
       'openai',
       'openai-chat',
+      'openai-responses',
+      'openai-audio',
+      'openai-embeddings',
+      'openai-embeddings-chat',
+      'vllm-pooling',
+      'vllm-rerank',
     ])
   })
 })

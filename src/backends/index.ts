@@ -1,15 +1,26 @@
 import type { BackendName } from '../config/bench-config.ts'
+import { audioBackend } from './audio.ts'
 import { chatBackend } from './chat.ts'
 import { createCompletionsBackend } from './completions.ts'
+import { embeddingsBackend, embeddingsChatBackend } from './embeddings.ts'
+import { poolingBackend } from './pooling.ts'
+import { rerankBackend } from './rerank.ts'
+import { responsesBackend } from './responses.ts'
 import type { Backend } from './types.ts'
 
-export type { Backend, BackendRequest } from './types.ts'
+export type { Backend, BackendRequest, BackendTask } from './types.ts'
 
 /** CLI `--backend` name → implementation (Rust: `get_backend(kind)`). */
 export const BACKENDS: { readonly [K in BackendName]: Backend } = {
   vllm: createCompletionsBackend('vllm'),
   openai: createCompletionsBackend('openai'),
   'openai-chat': chatBackend,
+  'openai-responses': responsesBackend,
+  'openai-audio': audioBackend,
+  'openai-embeddings': embeddingsBackend,
+  'openai-embeddings-chat': embeddingsChatBackend,
+  'vllm-pooling': poolingBackend,
+  'vllm-rerank': rerankBackend,
 }
 
 /** The backend for a `--backend` name. */

@@ -24,11 +24,40 @@ const ERROR_BODY_MAX_BYTES = 4 * ERROR_BODY_MAX_CHARS
  * TTFT is the first event with a non-empty `choices`; ITL the gaps between later ones; latency ends
  * at the last one, so a usage-only chunk or `[DONE]` never extends it.
  */
-export async function sendStreamingRequest(
+export function sendStreamingRequest(
   req: BackendRequest,
   client: HttpClient,
-  body: string,
+  body: string | Uint8Array,
   readText: ChoiceTextReader,
+  contentType?: string,
+): Promise<RequestOutput> {
+  return sendStream(
+    req,
+    client,
+    body,
+    buildHeaders(req, contentType),
+    (startMs, output) => new StreamState(startMs, output, readText),
+  )
+}
+
+/** What reads one streamed response body: stamps and parses each chunk, then settles the output. */
+export interface StreamHandler {
+  /** Called once per body chunk, on arrival. */
+  chunk(bytes: Uint8Array): void
+  /** Settles `success`, `error` and `latencyS` once the body ended (or broke). */
+  finish(): void
+}
+
+/**
+ * Sends one streaming request with the given body and headers, and feeds the body to the handler
+ * `createHandler` makes. Errors become a failed output, as in {@link sendStreamingRequest}.
+ */
+export async function sendStream(
+  req: BackendRequest,
+  client: HttpClient,
+  body: string | Uint8Array,
+  headers: Record<string, string>,
+  createHandler: (startMs: number, output: RequestOutput) => StreamHandler,
 ): Promise<RequestOutput> {
   const output: RequestOutput = {
     success: false,
@@ -42,8 +71,7 @@ export async function sendStreamingRequest(
     startTimeS: 0,
   }
   const abort = createAbort(req)
-  const readTimeoutMs = req.readTimeoutS === undefined ? 0 : Math.max(1, req.readTimeoutS * 1000)
-  const headers = buildHeaders(req)
+  const readTimeoutMs = readTimeoutMsOf(req)
   const startMs = performance.now()
   output.startTimeS = startMs / 1000
   try {
@@ -66,7 +94,7 @@ export async function sendStreamingRequest(
       output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
       return output
     }
-    const stream = new StreamState(startMs, output, readText)
+    const stream = createHandler(startMs, output)
     try {
       await readBody(response.body, stream)
     } catch (error) {
@@ -82,11 +110,19 @@ export async function sendStreamingRequest(
   }
 }
 
+/** undici's per-read timeout for a request: 0 (none) unless `readTimeoutS` is set. */
+export function readTimeoutMsOf(req: BackendRequest): number {
+  return req.readTimeoutS === undefined ? 0 : Math.max(1, req.readTimeoutS * 1000)
+}
+
 /** Header order as Python: Authorization, Content-Type, the `--header` pairs, x-request-id. */
-export function buildHeaders(req: BackendRequest): Record<string, string> {
+export function buildHeaders(
+  req: BackendRequest,
+  contentType: string = 'application/json',
+): Record<string, string> {
   const headers: Record<string, string> = {}
   if (req.apiKey) headers.Authorization = `Bearer ${req.apiKey}`
-  headers['Content-Type'] = 'application/json'
+  headers['Content-Type'] = contentType
   for (const name in req.headers) setHeader(headers, name, req.headers[name]!)
   setHeader(headers, 'x-request-id', req.requestId)
   return headers
@@ -102,7 +138,7 @@ export function httpErrorText(status: number, body: string): string {
 }
 
 /** Per-stream state: the parser, the timestamps and the fields read from events. */
-class StreamState {
+class StreamState implements StreamHandler {
   private readonly parser = createSseParser()
   private firstMs = -1
   private lastMs = -1
@@ -176,14 +212,15 @@ class StreamState {
   }
 }
 
-interface Abort {
+/** One abort signal for a request's timeout and its caller's signal. */
+export interface Abort {
   signal: AbortSignal
   reason: () => string | undefined
   dispose: () => void
 }
 
 /** One controller for the whole-request timeout and the caller's signal; none when neither is set. */
-function createAbort(req: BackendRequest): Abort | undefined {
+export function createAbort(req: BackendRequest): Abort | undefined {
   const { timeoutS, signal } = req
   if (timeoutS === undefined && signal === undefined) return undefined
   const controller = new AbortController()
@@ -210,7 +247,7 @@ function createAbort(req: BackendRequest): Abort | undefined {
   }
 }
 
-function readBody(body: NodeJS.ReadableStream, stream: StreamState): Promise<void> {
+function readBody(body: NodeJS.ReadableStream, stream: StreamHandler): Promise<void> {
   return new Promise((resolve, reject) => {
     // A `data` listener instead of `for await`: no promise per chunk, and the chunk is stamped
     // in the same tick undici hands it over.
@@ -220,7 +257,8 @@ function readBody(body: NodeJS.ReadableStream, stream: StreamState): Promise<voi
   })
 }
 
-async function readErrorBody(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+/** The start of an error response body (enough for the error text), as UTF-8. */
+export async function readErrorBody(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
   const chunks: Buffer[] = []
   let bytes = 0
   try {
@@ -235,7 +273,8 @@ async function readErrorBody(body: AsyncIterable<Buffer> & { destroy(): unknown 
   return Buffer.concat(chunks).toString('utf8')
 }
 
-function describeFailure(
+/** Why a request failed: its abort reason, an undici timeout in words, or the error chain. */
+export function describeFailure(
   error: unknown,
   req: BackendRequest,
   abortReason?: () => string | undefined,

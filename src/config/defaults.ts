@@ -1,17 +1,35 @@
-import type { BackendName, BenchConfig, PercentileMetric } from './bench-config.ts'
+import type { BackendName, BenchConfig, PercentileMetric, RandomDatasetConfig } from './bench-config.ts'
 
 /** Default endpoint path of each backend (Python `--endpoint` defaults per backend). */
 export const DEFAULT_ENDPOINT_PATHS: { readonly [K in BackendName]: string } = {
   vllm: '/v1/completions',
   openai: '/v1/completions',
   'openai-chat': '/v1/chat/completions',
+  'openai-responses': '/v1/responses',
+  'openai-audio': '/v1/audio/transcriptions',
+  'openai-embeddings': '/v1/embeddings',
+  'openai-embeddings-chat': '/v1/embeddings',
+  'vllm-pooling': '/pooling',
+  'vllm-rerank': '/v1/rerank',
 }
+
+/** Backends of Python's `TaskType.POOLING`: one non-streamed answer, pooling metrics and result keys. */
+export const POOLING_BACKENDS: readonly BackendName[] = [
+  'openai-embeddings',
+  'openai-embeddings-chat',
+  'vllm-pooling',
+  'vllm-rerank',
+]
+
+/** Python `--percentile-metrics` default for pooling backends: only E2EL exists. */
+export const DEFAULT_POOLING_PERCENTILE_METRICS: readonly PercentileMetric[] = ['e2el']
 
 /** Python `--percentile-metrics` default for generation backends. */
 export const DEFAULT_PERCENTILE_METRICS: readonly PercentileMetric[] = ['ttft', 'tpot', 'itl']
 
 /** Python defaults (V-ref parser) for everything a run needs; faces override what the user set. */
-export function defaultBenchConfig(): BenchConfig {
+// The dataset type stays `random` so callers can set its fields without narrowing.
+export function defaultBenchConfig(): BenchConfig & { dataset: RandomDatasetConfig } {
   return {
     endpoint: {
       backend: 'openai',

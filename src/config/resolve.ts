@@ -8,7 +8,12 @@ import type {
   SamplingParams,
 } from './bench-config.ts'
 import { PERCENTILE_METRICS } from './bench-config.ts'
-import { DEFAULT_ENDPOINT_PATHS, defaultBenchConfig } from './defaults.ts'
+import {
+  DEFAULT_ENDPOINT_PATHS,
+  DEFAULT_POOLING_PERCENTILE_METRICS,
+  defaultBenchConfig,
+  POOLING_BACKENDS,
+} from './defaults.ts'
 import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
 
 /** Flag values by canonical name, as the CLI parser produces them. */
@@ -17,7 +22,7 @@ export type FlagValues = ReadonlyMap<string, string | string[] | true>
 /** What a flag that parsed but is not implemented looks like to the resolver. */
 export type FlagStatusLookup = (name: string) => 'supported' | 'accepted' | 'planned' | undefined
 
-const BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-chat']
+const BACKENDS = Object.keys(DEFAULT_ENDPOINT_PATHS) as readonly BackendName[]
 const GOODPUT_KEYS = ['ttft', 'tpot', 'e2el'] as const
 
 /**
@@ -31,7 +36,7 @@ export function resolveServeFlags(
 ): BenchConfig {
   const issues: ConfigIssue[] = []
   const read = createReader(flags, issues)
-  const config = defaultBenchConfig()
+  const config: BenchConfig = defaultBenchConfig()
 
   for (const name of flags.keys()) {
     if (statusOf(name) === 'planned') {
@@ -86,10 +91,12 @@ export function resolveServeFlags(
   config.readyCheckTimeoutS = read.int('--ready-check-timeout-sec', 0) ?? 0
 
   // Request content. Python forces ignore_eos for the random dataset on OpenAI-compatible backends.
-  config.request.ignoreEos = true
+  const pooling = POOLING_BACKENDS.includes(backend)
+  config.request.ignoreEos = !pooling
   const logprobs = read.int('--logprobs', 0)
   if (logprobs !== undefined) config.request.logprobs = logprobs
   config.request.sampling = resolveSampling(read)
+  checkSamplingForBackend(backend, config.request.sampling, issues)
   config.request.extraBody = read.parsed('--extra-body', parseJsonObject) ?? {}
   config.request.requestIdPrefix = read.string('--request-id-prefix') ?? config.request.requestIdPrefix
   const timeoutS = read.positive('--request-timeout')
@@ -99,7 +106,8 @@ export function resolveServeFlags(
 
   // Metrics
   config.percentileMetrics =
-    read.parsed('--percentile-metrics', parsePercentileMetrics) ?? config.percentileMetrics
+    read.parsed('--percentile-metrics', parsePercentileMetrics) ??
+    (pooling ? [...DEFAULT_POOLING_PERCENTILE_METRICS] : config.percentileMetrics)
   config.metricPercentiles = read.parsed('--metric-percentiles', parsePercentiles) ?? config.metricPercentiles
   const goodput = read.parsed('--goodput', parseGoodput)
   if (goodput) config.goodput = goodput
@@ -176,6 +184,40 @@ function resolveSampling(read: Reader): SamplingParams {
   ]
   for (const [key, value] of pairs) if (value !== undefined) sampling[key] = value
   return sampling
+}
+
+/** Sampling flag of each sampling key, for messages. */
+const SAMPLING_FLAGS: Record<keyof SamplingParams, string> = {
+  temperature: '--temperature',
+  top_p: '--top-p',
+  top_k: '--top-k',
+  min_p: '--min-p',
+  frequency_penalty: '--frequency-penalty',
+  presence_penalty: '--presence-penalty',
+  repetition_penalty: '--repetition-penalty',
+}
+
+/** Python refuses sampling flags on pooling backends; the Responses API has no `min_p`. */
+function checkSamplingForBackend(
+  backend: BackendName,
+  sampling: SamplingParams,
+  issues: ConfigIssue[],
+): void {
+  if (POOLING_BACKENDS.includes(backend)) {
+    for (const key of Object.keys(sampling) as Array<keyof SamplingParams>) {
+      issues.push({
+        path: SAMPLING_FLAGS[key],
+        message: `is a sampling parameter; --backend ${backend} is a pooling backend and generates no tokens`,
+      })
+    }
+  }
+  if (backend === 'openai-responses' && sampling.min_p !== undefined) {
+    issues.push({
+      path: '--min-p',
+      message:
+        'is not supported by --backend openai-responses (the Responses API has no min_p); remove it, or send it with --extra-body if your server accepts it',
+    })
+  }
 }
 
 export function parsePercentileMetrics(value: string): PercentileMetric[] {

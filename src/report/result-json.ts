@@ -48,24 +48,7 @@ export function buildResult(
   records: readonly RequestRecord[],
   extra: ExtraResultKeys = [],
 ): BenchResult {
-  const out: Record<string, unknown> = {}
-  out.date = setup.date
-  out.endpoint_type = setup.backend
-  out.backend = setup.backend
-  out.label = setup.label ?? null
-  out.model_id = setup.modelId
-  out.tokenizer_id = setup.tokenizerId
-  out.num_prompts = setup.numPrompts
-  out.num_warmups = setup.numWarmups
-  for (const [key, value] of setup.metadata) out[key] = value
-  out.request_rate = Number.isFinite(setup.requestRate) ? setup.requestRate : 'inf'
-  out.burstiness = setup.burstiness
-  out.max_concurrency = setup.maxConcurrency ?? null
-  if (setup.rampUp) {
-    out.ramp_up_strategy = setup.rampUp.strategy
-    out.ramp_up_start_rps = setup.rampUp.startRps
-    out.ramp_up_end_rps = setup.rampUp.endRps
-  }
+  const out = setupKeys(setup)
   out.duration = metrics.durationS
   out.completed = metrics.completed
   out.failed = metrics.failed
@@ -87,10 +70,44 @@ export function buildResult(
   out.errors = records.map((r) => r.error)
   out.max_output_tokens_per_s = metrics.maxOutputTokensPerS
   out.max_concurrent_requests = metrics.maxConcurrentRequests
-  out.rtfx = 0
+  out.rtfx = rtfx(records, metrics.durationS)
   for (const [key, value] of extra) out[key] = value
   for (const [key, value] of metrics.statistics) out[key] = value
   return out as BenchResult
+}
+
+/**
+ * Python's `rtfx`: seconds of input audio per second of run (`openai-audio`), over successful
+ * requests; 0 when no request carried audio.
+ */
+export function rtfx(records: readonly RequestRecord[], durationS: number): number {
+  let audioS = 0
+  for (const r of records)
+    if (r.success && r.inputAudioDurationS !== undefined) audioS += r.inputAudioDurationS
+  return audioS > 0 ? audioS / durationS : 0
+}
+
+/** The setup, metadata and traffic keys every result starts with, in Python's order. */
+export function setupKeys(setup: ResultSetup): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  out.date = setup.date
+  out.endpoint_type = setup.backend
+  out.backend = setup.backend
+  out.label = setup.label ?? null
+  out.model_id = setup.modelId
+  out.tokenizer_id = setup.tokenizerId
+  out.num_prompts = setup.numPrompts
+  out.num_warmups = setup.numWarmups
+  for (const [key, value] of setup.metadata) out[key] = value
+  out.request_rate = Number.isFinite(setup.requestRate) ? setup.requestRate : 'inf'
+  out.burstiness = setup.burstiness
+  out.max_concurrency = setup.maxConcurrency ?? null
+  if (setup.rampUp) {
+    out.ramp_up_strategy = setup.rampUp.strategy
+    out.ramp_up_start_rps = setup.rampUp.startRps
+    out.ramp_up_end_rps = setup.rampUp.endRps
+  }
+  return out
 }
 
 /**

@@ -29,7 +29,12 @@ export interface GenerationRequest {
   ignoreEos: boolean
   stream: boolean
   includeUsage: boolean
+  /** Streams another API's events (Responses, transcription) instead of the `api`'s chunks. */
+  createFormatter?: (header: ChunkHeader) => StreamFormatter
 }
+
+/** A chunk formatter that may end its stream with something other than `data: [DONE]`. */
+export type StreamFormatter = ChunkFormatter & { readonly terminal?: string }
 
 interface ChoiceState {
   rng: Rng
@@ -54,10 +59,12 @@ export function runGeneration(
     created: Math.floor(Date.now() / 1000),
     model: request.model,
   }
-  const formatter: ChunkFormatter | undefined = request.stream
-    ? request.api === 'chat'
-      ? createChatFormatter(header)
-      : createCompletionFormatter(header)
+  const formatter: StreamFormatter | undefined = request.stream
+    ? request.createFormatter
+      ? request.createFormatter(header)
+      : request.api === 'chat'
+        ? createChatFormatter(header)
+        : createCompletionFormatter(header)
     : undefined
   const choices: ChoiceState[] = request.choices.map((c) => ({
     rng: ctx.words.rng(c.seedKey),
@@ -117,7 +124,7 @@ export function runGeneration(
     }
     if (formatter) {
       if (request.includeUsage) res.write(formatter.usage(usage))
-      res.end(SSE_DONE)
+      res.end(formatter.terminal ?? SSE_DONE)
       return
     }
     const finishedChoices = choices.map((c) => ({

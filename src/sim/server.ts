@@ -9,7 +9,10 @@ import { parseChatRequest } from './routes/chat.ts'
 import { parseCompletionsRequest } from './routes/completions.ts'
 import { parseJsonObject, readBody, SimHttpError, sendError, sendJson } from './routes/http.ts'
 import { metricsText, modelsResponse, versionResponse } from './routes/info.ts'
+import { poolingHandler } from './routes/pooling.ts'
+import { parseResponsesRequest } from './routes/responses.ts'
 import { detokenizeResponse, tokenizeResponse } from './routes/tokenize.ts'
+import { transcriptionHandler } from './routes/transcription.ts'
 import { SimMetrics } from './sim-metrics.ts'
 import type { StepLagStats } from './step-clock.ts'
 import { createTiktokenSimTokenizer } from './tiktoken.ts'
@@ -132,6 +135,14 @@ function createRoutes(ctx: SimContext, startedAtS: number): Map<string, Partial<
     ['/v1/models', { GET: (_req, res) => sendJson(res, 200, modelsResponse(ctx, startedAtS)) }],
     ['/v1/completions', { POST: generate(parseCompletionsRequest) }],
     ['/v1/chat/completions', { POST: generate(parseChatRequest) }],
+    ['/v1/responses', { POST: generate(parseResponsesRequest) }],
+    ['/v1/audio/transcriptions', { POST: transcriptionHandler(ctx) }],
+    ['/v1/audio/translations', { POST: transcriptionHandler(ctx) }],
+    ['/v1/embeddings', { POST: poolingHandler(ctx, 'embeddings') }],
+    ['/pooling', { POST: poolingHandler(ctx, 'pooling') }],
+    ['/rerank', { POST: poolingHandler(ctx, 'rerank') }],
+    ['/v1/rerank', { POST: poolingHandler(ctx, 'rerank') }],
+    ['/v2/rerank', { POST: poolingHandler(ctx, 'rerank') }],
     ['/tokenize', { POST: json((body) => tokenizeResponse(ctx, body)) }],
     ['/detokenize', { POST: json((body) => detokenizeResponse(ctx, body)) }],
     [

@@ -3,6 +3,7 @@ import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
+import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
 import { writeResult } from '../../report/write.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { findFlag } from '../flags.ts'
@@ -34,21 +35,29 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   process.on('SIGTERM', onSignal)
   const progress = createProgress(process.stderr, !config.disableTqdm)
   try {
-    const { result, interrupted } = await runBenchmark(config, {
+    const { result, records, task, interrupted } = await runBenchmark(config, {
       signal: controller.signal,
       log: (line) => console.log(line),
       onRequestEnd: (done, total) => progress.update(done, total),
     })
     progress.finish()
-    if (result.completed === 0 && result.failed > 0) console.error('servebench: All requests failed.')
-    if (result.failed > 0) console.log(formatFailedRequests(result.errors))
+    // Counted from the records: a pooling result has no `failed` key.
+    const failed = records.filter((r) => !r.success).length
+    if (result.completed === 0 && failed > 0) console.error('servebench: All requests failed.')
+    if (failed > 0) console.log(formatFailedRequests(records.map((r) => r.error)))
     process.stdout.write(
-      formatResultTable(result, {
-        percentileMetrics: config.percentileMetrics,
-        metricPercentiles: config.metricPercentiles,
-        hasTokenizer: true,
-        goodputSet: hasGoodput(config.goodput),
-      }),
+      task === 'pooling'
+        ? formatPoolingResultTable(result as unknown as PoolingBenchResult, {
+            percentileMetrics: config.percentileMetrics,
+            metricPercentiles: config.metricPercentiles,
+            failed,
+          })
+        : formatResultTable(result, {
+            percentileMetrics: config.percentileMetrics,
+            metricPercentiles: config.metricPercentiles,
+            hasTokenizer: true,
+            goodputSet: hasGoodput(config.goodput),
+          }),
     )
     if (config.output.saveResult || config.output.appendResult || interrupted) {
       const path = await writeResult(result, config.output, {
@@ -58,9 +67,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       console.log(`servebench: result written to ${path}`)
     }
     if (interrupted) {
-      console.error(
-        `servebench: interrupted; the result holds the ${result.completed + result.failed} requests that were sent`,
-      )
+      console.error(`servebench: interrupted; the result holds the ${records.length} requests that were sent`)
       return EXIT_CODES.interrupted
     }
     return EXIT_CODES.ok
@@ -74,7 +81,7 @@ function printSetup(config: BenchConfig): void {
   const { endpoint, dataset, load } = config
   console.log(
     `servebench serve: ${endpoint.backend} ${endpoint.baseUrl}${endpoint.endpointPath} model=${endpoint.model ?? '(from /v1/models)'} ` +
-      `dataset=random input=${dataset.inputLen} output=${dataset.outputLen} prompts=${config.numPrompts} ` +
+      `dataset=${dataset.kind} input=${'inputLen' in dataset ? dataset.inputLen : 0} output=${'outputLen' in dataset ? dataset.outputLen : 0} prompts=${config.numPrompts} ` +
       `rate=${Number.isFinite(load.requestRate) ? load.requestRate : 'inf'} concurrency=${load.maxConcurrency ?? 'None'} seed=${config.seed}`,
   )
 }

@@ -1,0 +1,104 @@
+import { request } from 'undici'
+import type { RequestOutput } from '../config/records.ts'
+import type { HttpClient } from './http.ts'
+import {
+  buildHeaders,
+  createAbort,
+  describeFailure,
+  httpErrorText,
+  readErrorBody,
+  readTimeoutMsOf,
+} from './stream-request.ts'
+import type { BackendRequest } from './types.ts'
+
+/**
+ * Sends one non-streamed pooling request (embeddings, pooling, rerank) and times it.
+ *
+ * Timing (Rust: the pooling backends in backends/pooling.rs): latency and TTFT are both the time
+ * to the response headers, taken before the body is read, so a large embedding body does not count
+ * as server time. The body is read afterwards for `usage.prompt_tokens`, which replaces the
+ * dataset's prompt length. `numInputSequences` is how many inputs the request carried.
+ */
+export async function sendPoolingRequest(
+  req: BackendRequest,
+  client: HttpClient,
+  body: Record<string, unknown>,
+  numInputSequences: number,
+): Promise<RequestOutput> {
+  const output: RequestOutput = {
+    success: false,
+    error: '',
+    generatedText: '',
+    promptLen: req.promptLen,
+    outputTokens: null,
+    ttftS: 0,
+    itlS: [],
+    latencyS: 0,
+    startTimeS: 0,
+    numInputSequences,
+  }
+  const abort = createAbort(req)
+  const readTimeoutMs = readTimeoutMsOf(req)
+  const headers = buildHeaders(req)
+  const text = JSON.stringify(body)
+  const startMs = performance.now()
+  output.startTimeS = startMs / 1000
+  try {
+    let response: Awaited<ReturnType<typeof request>>
+    try {
+      response = await request(req.url, {
+        method: 'POST',
+        headers,
+        body: text,
+        dispatcher: client.dispatcher,
+        signal: abort?.signal,
+        headersTimeout: readTimeoutMs,
+        bodyTimeout: readTimeoutMs,
+      })
+    } catch (error) {
+      output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
+      return output
+    }
+    const elapsedS = (performance.now() - startMs) / 1000
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
+      return output
+    }
+    output.ttftS = elapsedS
+    output.latencyS = elapsedS
+    let answer: string
+    try {
+      answer = await response.body.text()
+    } catch (error) {
+      output.error = `Stream error: ${describeFailure(error, req, abort?.reason)}`
+      return output
+    }
+    output.success = true
+    const promptTokens = usagePromptTokens(answer)
+    if (promptTokens !== undefined) output.promptLen = promptTokens
+    return output
+  } finally {
+    abort?.dispose()
+  }
+}
+
+/** `usage.prompt_tokens` of a JSON body; undefined when the body is not JSON or has none. */
+function usagePromptTokens(text: string): number | undefined {
+  try {
+    const usage = (JSON.parse(text) as { usage?: { prompt_tokens?: unknown } } | null)?.usage
+    return typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Python `_update_payload_common`: `ignore_eos` only when set, then `extraBody`, which wins. */
+export function mergeCommon(body: Record<string, unknown>, req: BackendRequest): Record<string, unknown> {
+  if (req.ignoreEos) body.ignore_eos = true
+  return Object.assign(body, req.extraBody)
+}
+
+/** What a pooling request embeds: the batch when there is one, else the token ids or the text. */
+export function poolingInput(req: BackendRequest): string | string[] | number[] {
+  return req.promptList ?? req.prompt
+}

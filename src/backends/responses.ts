@@ -1,0 +1,133 @@
+import type { RequestOutput } from '../config/records.ts'
+import type { HttpClient } from './http.ts'
+import { createSseParser, SSE_DONE } from './sse.ts'
+import { buildHeaders, type StreamHandler, sendStream } from './stream-request.ts'
+import type { Backend, BackendRequest } from './types.ts'
+
+/** Path of the OpenAI Responses API. */
+export const RESPONSES_PATH = '/v1/responses'
+
+/** A 200 stream that never carried a text or reasoning delta. */
+export const NO_TOKEN_DELTA_ERROR =
+  'Never received a token delta to calculate TTFT. This response will be marked as failed!'
+
+/** A stream that ended without `response.completed` or `response.incomplete`. */
+export const NO_TERMINAL_EVENT_ERROR =
+  'Stream ended without a terminal event (response.completed or response.incomplete); the response is incomplete'
+
+/** The `openai-responses` backend: streamed `/v1/responses` with its typed events. */
+export const responsesBackend: Backend = {
+  name: 'openai-responses',
+  defaultEndpointPath: RESPONSES_PATH,
+  task: 'generation',
+  send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
+    return sendStream(
+      request,
+      client,
+      JSON.stringify(buildResponsesBody(request)),
+      buildHeaders(request),
+      (startMs, output) => new ResponsesStream(startMs, output),
+    )
+  },
+}
+
+/**
+ * `{model, input, max_output_tokens, stream: true, store: false}`, then `ignore_eos` when set, then
+ * `extraBody`. `store: false` keeps a server with a response store from keeping every response.
+ * Rust: `openai-responses` (backends/responses.rs); Python: the open Responses PR.
+ */
+export function buildResponsesBody(request: BackendRequest): Record<string, unknown> {
+  if (typeof request.prompt !== 'string') {
+    throw new TypeError('openai-responses sends text prompts, got token ids. This is a bug in servebench.')
+  }
+  const body: Record<string, unknown> = {
+    model: request.model,
+    input: request.prompt,
+    max_output_tokens: request.outputLen,
+    stream: true,
+    store: false,
+  }
+  if (request.ignoreEos) body.ignore_eos = true
+  return Object.assign(body, request.extraBody)
+}
+
+interface ResponsesEvent {
+  type?: unknown
+  delta?: unknown
+  response?: { usage?: { output_tokens?: unknown; input_tokens?: unknown } | null; error?: unknown } | null
+  error?: unknown
+}
+
+/**
+ * Reads the typed events of one Responses stream. A text or reasoning delta is a token (TTFT, ITL);
+ * only text deltas add to the text. `response.completed` / `response.incomplete` end it and carry
+ * `usage.output_tokens`; `error`, `response.failed` or any top-level `error` fail it.
+ */
+class ResponsesStream implements StreamHandler {
+  private readonly parser = createSseParser()
+  private firstMs = -1
+  private lastMs = -1
+  private lastChunkMs = -1
+  private terminal = false
+  private streamError: string | undefined
+  private readonly startMs: number
+  private readonly output: RequestOutput
+
+  constructor(startMs: number, output: RequestOutput) {
+    this.startMs = startMs
+    this.output = output
+  }
+
+  chunk(bytes: Uint8Array): void {
+    const nowMs = performance.now()
+    this.lastChunkMs = nowMs
+    for (const data of this.parser.push(bytes)) this.event(data, nowMs)
+  }
+
+  finish(): void {
+    for (const data of this.parser.end()) this.event(data, this.lastChunkMs)
+    const output = this.output
+    if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000
+    if (this.streamError !== undefined) output.error = this.streamError
+    else if (this.firstMs < 0) output.error = NO_TOKEN_DELTA_ERROR
+    else if (!this.terminal) output.error = NO_TERMINAL_EVENT_ERROR
+    else output.success = true
+  }
+
+  private event(data: string, nowMs: number): void {
+    if (data === SSE_DONE || this.streamError !== undefined) return
+    let message: ResponsesEvent
+    try {
+      message = JSON.parse(data) as ResponsesEvent
+    } catch {
+      return
+    }
+    if (typeof message !== 'object' || message === null) return
+    const type = message.type
+    if (type === 'response.output_text.delta' || type === 'response.reasoning_text.delta') {
+      if (this.firstMs < 0) {
+        this.firstMs = nowMs
+        this.output.ttftS = (nowMs - this.startMs) / 1000
+      } else {
+        this.output.itlS.push((nowMs - this.lastMs) / 1000)
+      }
+      this.lastMs = nowMs
+      if (type === 'response.output_text.delta' && typeof message.delta === 'string') {
+        this.output.generatedText += message.delta
+      }
+    } else if (type === 'response.completed' || type === 'response.incomplete') {
+      this.terminal = true
+      const usage = message.response?.usage
+      if (typeof usage?.output_tokens === 'number') this.output.outputTokens = usage.output_tokens
+      if (typeof usage?.input_tokens === 'number') this.output.promptLen = usage.input_tokens
+    }
+    if (
+      type === 'error' ||
+      type === 'response.failed' ||
+      (message.error !== undefined && message.error !== null)
+    ) {
+      const detail = message.error ?? message.response?.error ?? data
+      this.streamError = `Error event in stream: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`
+    }
+  }
+}

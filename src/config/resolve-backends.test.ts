@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest'
+import { findFlag } from '../cli/flags.ts'
+import { parseArgs } from '../cli/parse-args.ts'
+import { ConfigError } from '../errors.ts'
+import { resolveServeFlags } from './resolve.ts'
+
+const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
+
+function issuesOf(argv: string[]): string[] {
+  try {
+    resolve(argv)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues.map((i) => `${i.path} ${i.message}`)
+    throw error
+  }
+  return []
+}
+
+describe('backend flags', () => {
+  it.each([
+    ['openai-responses', '/v1/responses'],
+    ['openai-audio', '/v1/audio/transcriptions'],
+    ['openai-embeddings', '/v1/embeddings'],
+    ['openai-embeddings-chat', '/v1/embeddings'],
+    ['vllm-pooling', '/pooling'],
+    ['vllm-rerank', '/v1/rerank'],
+  ])('%s defaults to %s', (backend, path) => {
+    expect(resolve(['--backend', backend]).endpoint.endpointPath).toBe(path)
+  })
+
+  it('pooling backends report E2EL by default and do not force ignore_eos', () => {
+    const config = resolve(['--backend', 'openai-embeddings'])
+    expect(config.percentileMetrics).toEqual(['e2el'])
+    expect(config.request.ignoreEos).toBe(false)
+  })
+
+  it('--random-batch-size batches inputs on a pooling backend', () => {
+    expect(resolve(['--backend', 'vllm-pooling', '--random-batch-size', '4']).dataset).toMatchObject({
+      kind: 'random',
+      batchSize: 4,
+    })
+  })
+
+  it('refuses --random-batch-size on a generation backend', () => {
+    expect(issuesOf(['--random-batch-size', '4'])).toEqual([
+      '--random-batch-size must be 1 with a generation backend (got 4); batches need openai-embeddings, openai-embeddings-chat, vllm-pooling, vllm-rerank',
+    ])
+  })
+
+  it('refuses --random-batch-size on openai-embeddings-chat', () => {
+    expect(issuesOf(['--backend', 'openai-embeddings-chat', '--random-batch-size', '2'])).toEqual([
+      '--random-batch-size must be 1 with --backend openai-embeddings-chat (got 2): it sends one message per request',
+    ])
+  })
+
+  it('refuses --min-p with openai-responses, naming the flag', () => {
+    expect(issuesOf(['--backend', 'openai-responses', '--min-p', '0.1'])).toEqual([
+      '--min-p is not supported by --backend openai-responses (the Responses API has no min_p); remove it, or send it with --extra-body if your server accepts it',
+    ])
+  })
+
+  it('refuses sampling flags on a pooling backend', () => {
+    expect(issuesOf(['--backend', 'vllm-rerank', '--temperature', '0'])).toEqual([
+      '--temperature is a sampling parameter; --backend vllm-rerank is a pooling backend and generates no tokens',
+    ])
+  })
+
+  it('refuses --prompt-token-ids on a text-only backend', () => {
+    expect(issuesOf(['--backend', 'openai-responses', '--prompt-token-ids'])).toEqual([
+      '--prompt-token-ids needs a backend that sends token ids (vllm, openai, openai-embeddings, vllm-pooling); openai-responses sends text',
+    ])
+  })
+})
+
+describe('--dataset-name random-rerank', () => {
+  it('reads its length, batch and --no-reranker', () => {
+    const config = resolve([
+      '--backend',
+      'vllm-rerank',
+      '--dataset-name',
+      'random-rerank',
+      '--random-input-len',
+      '256',
+      '--random-batch-size',
+      '8',
+      '--no-reranker',
+    ])
+    expect(config.dataset).toEqual({
+      kind: 'random-rerank',
+      inputLen: 256,
+      rangeRatio: { input: 0, output: 0 },
+      batchSize: 8,
+      noReranker: true,
+    })
+  })
+
+  it('needs a pooling backend that takes a list of inputs', () => {
+    expect(issuesOf(['--dataset-name', 'random-rerank'])).toEqual([
+      '--dataset-name random-rerank needs a pooling backend that takes a list of inputs (vllm-rerank, openai-embeddings, vllm-pooling); got --backend openai',
+    ])
+  })
+})

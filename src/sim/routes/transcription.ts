@@ -1,0 +1,163 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import type { SimContext } from '../context.ts'
+import { type GenerationRequest, runGeneration, type StreamFormatter } from '../generation.ts'
+import type { ChunkHeader } from '../sse-writer.ts'
+import { SimHttpError } from './http.ts'
+
+/**
+ * Audio tokens per second of input: Whisper's encoder turns 30 s of audio into 1500 positions. A
+ * transcription prefills this many tokens per second of audio, so its cost grows with its duration.
+ */
+export const SIM_AUDIO_TOKENS_PER_S = 50
+
+/**
+ * `POST /v1/audio/transcriptions` (and `/v1/audio/translations`): a multipart form with a WAV `file`
+ * and string fields (`model`, `max_completion_tokens`, `stream`, `stream_include_usage`, …). The
+ * WAV header gives the duration; the request prefills {@link SIM_AUDIO_TOKENS_PER_S} tokens per
+ * second of it and streams `transcription.chunk` events, with a usage chunk when
+ * `stream_include_usage` is true. Only streaming is simulated.
+ * vLLM: vllm/entrypoints/openai/speech_to_text.py.
+ */
+export function transcriptionHandler(
+  ctx: SimContext,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const body = await readRawBody(req)
+    const receivedAtPerfMs = performance.now()
+    ctx.counters.requestsReceived++
+    const form = parseMultipart(body, req.headers['content-type'])
+    const request = transcriptionRequest(ctx, form)
+    const header = req.headers['x-request-id']
+    const requestId = typeof header === 'string' && header !== '' ? header : `sim-${ctx.nextRequestNumber()}`
+    if (typeof header === 'string') res.setHeader('x-request-id', header)
+    const record = ctx.timings?.start(requestId, req.url ?? '', performance.timeOrigin + receivedAtPerfMs)
+    runGeneration(ctx, request, res, receivedAtPerfMs, record)
+  }
+}
+
+/** The parts of a multipart form: string fields, and files as bytes. */
+export interface MultipartForm {
+  fields: Map<string, string>
+  files: Map<string, Buffer>
+}
+
+function transcriptionRequest(ctx: SimContext, form: MultipartForm): GenerationRequest {
+  const file = form.files.get('file')
+  if (!file) throw new SimHttpError(400, 'file: Field required (a WAV file)', 'file')
+  const durationS = wavDurationS(file)
+  if (isFalse(form.fields.get('stream'))) {
+    throw new SimHttpError(
+      400,
+      'servebench sim: only streamed transcriptions are simulated; send stream=true',
+      'stream',
+    )
+  }
+  const promptTokens = Math.max(1, Math.ceil(durationS * SIM_AUDIO_TOKENS_PER_S))
+  const rawMax = form.fields.get('max_completion_tokens')
+  const maxTokens = rawMax === undefined ? 448 : Number(rawMax)
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new SimHttpError(
+      400,
+      `max_completion_tokens must be an integer >= 1 (got ${rawMax})`,
+      'max_completion_tokens',
+    )
+  }
+  const model = form.fields.get('model') || ctx.options.model
+  return {
+    api: 'chat',
+    model,
+    choices: [{ promptTokens, seedKey: `audio:${file.length}`, countsPrompt: true }],
+    maxTokens,
+    ignoreEos: isTrue(form.fields.get('ignore_eos')),
+    stream: true,
+    includeUsage: isTrue(form.fields.get('stream_include_usage')),
+    createFormatter: createTranscriptionFormatter,
+  }
+}
+
+/** Python sends `str(True)`; accept JSON spellings too. */
+function isTrue(value: string | undefined): boolean {
+  return value === 'True' || value === 'true' || value === '1'
+}
+
+function isFalse(value: string | undefined): boolean {
+  return value === 'False' || value === 'false' || value === '0'
+}
+
+/** `transcription.chunk` events: `choices[0].delta.content`, then a `choices: []` usage chunk. */
+export function createTranscriptionFormatter(header: ChunkHeader): StreamFormatter {
+  const head = `data: {"id":${JSON.stringify(`trsc-${header.id.replace(/^[a-z]+-/, '')}`)},"object":"transcription.chunk","created":${header.created},"model":${JSON.stringify(header.model)}`
+  return {
+    preamble: () => '',
+    token: (_index, text, finishReason) =>
+      `${head},"choices":[{"delta":{"content":${JSON.stringify(text)}},"finish_reason":${finishReason === null ? 'null' : `"${finishReason}"`},"stop_reason":null}]}\n\n`,
+    usage: (usage) =>
+      `${head},"choices":[],"usage":${JSON.stringify({
+        prompt_tokens: usage.promptTokens,
+        completion_tokens: usage.completionTokens,
+        total_tokens: usage.promptTokens + usage.completionTokens,
+      })}}\n\n`,
+  }
+}
+
+/** Seconds of audio in a PCM WAV: the `data` chunk's size over the `fmt ` chunk's byte rate. */
+export function wavDurationS(wav: Buffer): number {
+  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') {
+    throw new SimHttpError(400, 'file must be a WAV file (RIFF/WAVE header missing)', 'file')
+  }
+  let byteRate = 0
+  let offset = 12
+  while (offset + 8 <= wav.length) {
+    const id = wav.toString('ascii', offset, offset + 4)
+    const size = wav.readUInt32LE(offset + 4)
+    if (id === 'fmt ' && offset + 16 <= wav.length) byteRate = wav.readUInt32LE(offset + 16)
+    if (id === 'data') {
+      if (byteRate <= 0) throw new SimHttpError(400, 'file: WAV data chunk before its fmt chunk', 'file')
+      return Math.min(size, wav.length - offset - 8) / byteRate
+    }
+    offset += 8 + size + (size % 2)
+  }
+  throw new SimHttpError(400, 'file: WAV file has no data chunk', 'file')
+}
+
+/** Splits a `multipart/form-data` body at its boundary; parts with a filename are files. */
+export function parseMultipart(body: Buffer, contentType: string | undefined): MultipartForm {
+  const match = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType ?? '')
+  const boundary = match?.[1] ?? match?.[2]
+  if (!contentType?.toLowerCase().startsWith('multipart/form-data') || !boundary) {
+    throw new SimHttpError(400, 'Content-Type must be multipart/form-data with a boundary')
+  }
+  const delimiter = Buffer.from(`--${boundary}`)
+  const form: MultipartForm = { fields: new Map(), files: new Map() }
+  let start = body.indexOf(delimiter)
+  while (start !== -1) {
+    const partStart = start + delimiter.length
+    if (body.toString('ascii', partStart, partStart + 2) === '--') break
+    const next = body.indexOf(delimiter, partStart)
+    if (next === -1) break
+    // A part is CRLF, headers, CRLF CRLF, content, CRLF before the next delimiter.
+    const part = body.subarray(partStart + 2, next - 2)
+    const split = part.indexOf('\r\n\r\n')
+    if (split !== -1) {
+      const headers = part.toString('utf8', 0, split)
+      const name = /name="([^"]*)"/i.exec(headers)?.[1]
+      const content = part.subarray(split + 4)
+      if (name !== undefined) {
+        if (/filename="/i.test(headers)) form.files.set(name, Buffer.from(content))
+        else form.fields.set(name, content.toString('utf8'))
+      }
+    }
+    start = next
+  }
+  return form
+}
+
+function readRawBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
