@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
+import { runCompareCommand } from './commands/compare.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
 
@@ -8,6 +9,7 @@ const USAGE = `Usage: servebench <command> [flags]
 Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
+  compare Diff two saved results: servebench compare A.json B.json
 
 Options:
   --version   Print the version
@@ -23,6 +25,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runServeCommand(rest)
       case 'sim':
         return await runSim(rest)
+      case 'compare':
+        return await runCompareCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -34,7 +38,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         process.stdout.write(USAGE)
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
-        console.error(`servebench: unknown command "${command}"; valid: serve, sim (see servebench --help)`)
+        console.error(
+          `servebench: unknown command "${command}"; valid: serve, sim, compare (see servebench --help)`,
+        )
         return EXIT_CODES.usage
     }
   } catch (error) {

@@ -47,3 +47,19 @@ export async function writeResult(
   }
   return path
 }
+
+/**
+ * Writes a combined sweep or multi-run JSON (one line, Python's `json.dump` form) under
+ * `--result-dir`, named `--result-filename` when given, else `name`; returns its path.
+ */
+export async function writeSummaryJson(
+  value: Record<string, unknown>,
+  output: Pick<OutputConfig, 'resultDir' | 'resultFilename'>,
+  name: string,
+): Promise<string> {
+  const file = output.resultFilename ?? name
+  const path = output.resultDir === undefined || isAbsolute(file) ? file : join(output.resultDir, file)
+  if (output.resultDir !== undefined) await mkdir(output.resultDir, { recursive: true })
+  await writeFile(path, toPythonJson(value), 'utf8')
+  return path
+}

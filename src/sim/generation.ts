@@ -97,14 +97,19 @@ export function runGeneration(
         const preamble = formatter.preamble(index)
         if (preamble !== '') write(preamble)
       }
-      choice.generated++
-      ctx.metrics.generationTokensTotal++
-      // The stop token is EOS: counted like vLLM counts it, but it has no text.
-      const stop = stopProbability > 0 && choice.rng.next() < stopProbability
-      const text = stop ? '' : ctx.words.next(choice.rng)
-      if (stop) choice.finishReason = 'stop'
-      else if (choice.generated >= request.maxTokens) choice.finishReason = 'length'
-      else open++
+      // Speculative decoding: a step with accepted draft tokens produces several, sent as one event.
+      const burst = ctx.metrics.specDecode?.draw() ?? 1
+      let text = ''
+      for (let k = 0; k < burst && choice.finishReason === null; k++) {
+        choice.generated++
+        ctx.metrics.generationTokensTotal++
+        // The stop token is EOS: counted like vLLM counts it, but it has no text.
+        const stop = stopProbability > 0 && choice.rng.next() < stopProbability
+        text += stop ? '' : ctx.words.next(choice.rng)
+        if (stop) choice.finishReason = 'stop'
+        else if (choice.generated >= request.maxTokens) choice.finishReason = 'length'
+      }
+      if (choice.finishReason === null) open++
       if (formatter) write(formatter.token(index, text, choice.finishReason))
       else choice.parts.push(text)
     }

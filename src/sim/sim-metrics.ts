@@ -1,4 +1,5 @@
 import type { SimCacheStats } from './kv-cache.ts'
+import type { SpecDecodeSim } from './spec-decode.ts'
 import type { StepLagStats } from './step-clock.ts'
 
 // Bucket bounds (seconds) of vLLM's own histograms, so dashboards built for vLLM read the simulator too.
@@ -25,6 +26,8 @@ export class SimMetrics {
   readonly ttft = new Histogram(TTFT_BUCKETS_S)
   readonly itl = new Histogram(ITL_BUCKETS_S)
   readonly e2e = new Histogram(E2E_BUCKETS_S)
+  /** Speculative-decoding counters, when the simulator drafts (`specDecodeNumTokens`). */
+  specDecode: SpecDecodeSim | undefined
 
   /** Prometheus text format 0.0.4. */
   render(
@@ -108,6 +111,7 @@ export class SimMetrics {
         `servebench_sim_step_lag_seconds{stat="recent_mean"} ${gauges.lag.recentMeanMs / 1000}`,
       ],
     )
+    if (this.specDecode) out.push(...this.specDecode.render(label))
     return `${out.join('\n')}\n`
   }
 }

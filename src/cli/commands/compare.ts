@@ -1,0 +1,52 @@
+import { readFile } from 'node:fs/promises'
+import { ConfigError, EXIT_CODES } from '../../errors.ts'
+import { formatComparison, parseResultText } from '../../report/compare.ts'
+
+const USAGE = `Usage: servebench compare <A.json> <B.json>
+
+Prints a side-by-side diff of two saved results (compact or pretty JSON, or JSON Lines: the last
+line is used). + marks an improvement from A to B, - a regression. Colour on a terminal; set
+NO_COLOR to turn it off.
+`
+
+/** `servebench compare A B` and `servebench serve --compare A B`. No server is contacted. */
+export async function runCompareCommand(paths: readonly string[]): Promise<number> {
+  if (paths.length === 1 && (paths[0] === '--help' || paths[0] === '-h')) {
+    process.stdout.write(USAGE)
+    return EXIT_CODES.ok
+  }
+  if (paths.length !== 2) {
+    throw new ConfigError([
+      {
+        path: 'compare',
+        message: `needs two result files A B (got ${paths.length}); see servebench compare --help`,
+      },
+    ])
+  }
+  const [a, b] = await Promise.all(paths.map(readResult))
+  process.stdout.write(formatComparison(a!, b!, { color: useColor() }))
+  return EXIT_CODES.ok
+}
+
+async function readResult(path: string): Promise<{ path: string; result: Record<string, unknown> }> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    throw new ConfigError([{ path, message: `cannot be read (${code ?? (error as Error).message})` }], {
+      cause: error,
+    })
+  }
+  try {
+    return { path, result: parseResultText(text) }
+  } catch (error) {
+    throw new ConfigError([{ path, message: (error as Error).message }])
+  }
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set to anything non-empty (no-color.org). */
+function useColor(): boolean {
+  const noColor = process.env.NO_COLOR
+  return process.stdout.isTTY === true && (noColor === undefined || noColor === '')
+}

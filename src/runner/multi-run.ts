@@ -1,0 +1,44 @@
+import type { BenchConfig } from '../config/bench-config.ts'
+import {
+  formatMultiRunSummary,
+  type MultiRunSummary,
+  multiRunBanner,
+  multiRunRunBanner,
+  summariseRuns,
+} from '../report/multi-run.ts'
+import type { BenchResult } from '../report/result-types.ts'
+import type { RunOutcome } from './run-benchmark.ts'
+import { type ModeHooks, runOnce } from './run-mode.ts'
+
+export interface MultiRunOutcome {
+  results: BenchResult[]
+  summary: MultiRunSummary
+  interrupted: boolean
+}
+
+/**
+ * `--num-runs N`: the same run N times in a row, each printed, then per-metric mean, std, min, max
+ * and CV. Each run keeps its own seed, as Rust. Rust: multi_run.rs (§9.2).
+ */
+export async function runMultiRun(config: BenchConfig, hooks: ModeHooks): Promise<MultiRunOutcome> {
+  const numRuns = config.numRuns ?? 1
+  const runConfig: BenchConfig = { ...config }
+  delete runConfig.numRuns
+  hooks.print(multiRunBanner(numRuns))
+  const outcomes: RunOutcome[] = []
+  let interrupted = false
+  for (let i = 1; i <= numRuns; i++) {
+    hooks.print(multiRunRunBanner(i, numRuns))
+    const outcome = await runOnce(runConfig, hooks)
+    await hooks.onRunEnd?.(outcome, runConfig)
+    outcomes.push(outcome)
+    if (outcome.interrupted || hooks.signal?.aborted) {
+      interrupted = true
+      break
+    }
+  }
+  const results = outcomes.map((o) => o.result)
+  const summary = summariseRuns(results)
+  hooks.print(formatMultiRunSummary(summary))
+  return { results, summary, interrupted }
+}

@@ -1,0 +1,249 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import PQueue from 'p-queue'
+import { HttpClient } from '../backends/http.ts'
+import { getBackend } from '../backends/index.ts'
+import type { BenchConfig, RandomDatasetConfig } from '../config/bench-config.ts'
+import type { RequestOutput, RequestRecord } from '../config/records.ts'
+import {
+  type Conversation,
+  generateMultiTurnConversations,
+  isNoHistory,
+  turnBounds,
+} from '../datasets/multi-turn.ts'
+import { calculateMetrics } from '../metrics/calculate.ts'
+import { buildMultiTurnResult, type TurnRecord } from '../report/multi-turn.ts'
+import { formatDate } from '../report/result-json.ts'
+import { computeSchedule } from '../schedule/index.ts'
+import { loadTokenizer } from '../tokenizer/index.ts'
+import { fetchFirstModel } from './model-info.ts'
+import { waitForEndpoint } from './ready-check.ts'
+import type { RunHooks, RunOutcome } from './run-benchmark.ts'
+import { startRunExtras } from './run-extras.ts'
+
+interface ChatMessage {
+  role: 'user' | 'assistant'
+  content: string | Array<{ type: 'text'; text: string }>
+}
+
+/**
+ * `--multi-turn`: conversations run concurrently, each sending its turns in order with the history
+ * so far, `X-Session-ID` set to the conversation id, and a think time between turns during which
+ * no concurrency slot is held. Rust: multi_turn.rs (§4.12). Past Rust: conversation starts follow
+ * `--request-rate` and `--burstiness` (inf starts them all at once, as Rust), and with
+ * `continueOnFailure` a conversation goes on after a failed turn instead of stopping.
+ */
+export async function runMultiTurn(
+  config: BenchConfig,
+  hooks: RunHooks = {},
+): Promise<Omit<RunOutcome, 'retries'>> {
+  const multiTurn = config.multiTurn
+  if (!multiTurn || config.dataset.kind !== 'random') {
+    throw new Error(
+      'runMultiTurn needs a multi-turn config on the random dataset. This is a bug in servebench.',
+    )
+  }
+  const dataset: RandomDatasetConfig = config.dataset
+  const log = hooks.log ?? (() => {})
+  const endpoint = config.endpoint
+  const served = endpoint.model
+    ? { name: endpoint.model, id: endpoint.model }
+    : await fetchFirstModel(endpoint)
+  const requestModel = endpoint.servedModelName ?? served.name
+  const tokenizer = await loadTokenizer({
+    id: config.tokenizer.id ?? served.id,
+    baseUrl: endpoint.baseUrl,
+    model: requestModel,
+    headers: {
+      ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+      ...endpoint.headers,
+    },
+    mode: config.tokenizer.mode,
+  })
+  const conversations = await generateMultiTurnConversations(dataset, multiTurn, {
+    tokenizer,
+    numConversations: config.numPrompts,
+    seed: config.seed,
+    requestIdPrefix: config.request.requestIdPrefix,
+  })
+  const totalTurns = conversations.reduce((n, c) => n + c.turns.length, 0)
+  const concurrency = multiTurn.concurrency ?? config.load.maxConcurrency ?? config.numPrompts
+  const noHistory = isNoHistory(multiTurn)
+  const backend = getBackend(endpoint.backend)
+  const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
+  const client = hooks.httpClient ?? new HttpClient({ connections: concurrency, insecure: endpoint.insecure })
+  const baseBody = { ...config.request.sampling, ...config.request.extraBody }
+  const send = (
+    conv: Conversation,
+    turn: number,
+    messages: ChatMessage[],
+    text: string,
+    promptLen: number,
+    outputLen: number,
+    signal?: AbortSignal,
+  ): Promise<RequestOutput> => {
+    // Without ignore_eos, min_tokens keeps the output length under control (Rust).
+    const body: Record<string, unknown> = { ...baseBody }
+    if (!config.request.ignoreEos && body.min_tokens === undefined) body.min_tokens = outputLen
+    body.messages = messages
+    return backend.send(
+      {
+        url,
+        requestId: `${conv.id}-turn${turn}`,
+        model: requestModel,
+        prompt: text,
+        promptLen,
+        outputLen,
+        ignoreEos: config.request.ignoreEos,
+        extraBody: body,
+        headers: { ...endpoint.headers, 'X-Session-ID': conv.id },
+        ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+        ...(config.request.timeoutS !== undefined ? { timeoutS: config.request.timeoutS } : {}),
+        ...(config.request.readTimeoutS !== undefined ? { readTimeoutS: config.request.readTimeoutS } : {}),
+        ...(signal ? { signal } : {}),
+      },
+      client,
+    )
+  }
+
+  try {
+    const first = conversations[0]?.turns[0]
+    if (!first || !conversations[0])
+      throw new Error('multi-turn: no conversations. This is a bug in servebench.')
+    if (config.readyCheckTimeoutS > 0) {
+      log('Starting initial single prompt test run...')
+      await waitForEndpoint(
+        (signal) =>
+          send(
+            conversations[0]!,
+            0,
+            [userMessage(first.message)],
+            first.message,
+            first.messageLen,
+            first.expectedOutputLen,
+            signal,
+          ),
+        config.readyCheckTimeoutS,
+        hooks.signal ? { signal: hooks.signal } : {},
+      )
+      log('Initial test run completed.')
+    }
+    log(
+      `Starting multi-turn benchmark: ${conversations.length} conversations, ${totalTurns} turns, concurrency ${concurrency}`,
+    )
+    const extras = await startRunExtras({
+      config,
+      isPooling: false,
+      log,
+      sendProbe: (signal) => send(conversations[0]!, -1, [userMessage('Hi')], 'Hi', 1, 1, signal),
+    })
+    const queue = new PQueue({ concurrency })
+    const schedule = computeSchedule(conversations.length, config.load, config.seed)
+    const turnRecords: TurnRecord[] = []
+    const durationsMs: number[] = new Array(conversations.length).fill(0)
+    let done = 0
+    const aborted = (): boolean => hooks.signal?.aborted === true
+    const startS = performance.now() / 1000
+
+    const runConversation = async (conv: Conversation, c: number): Promise<void> => {
+      const waitMs = (startS + schedule.offsetsS[c]!) * 1000 - performance.now()
+      if (waitMs > 1) await sleepUnlessAborted(waitMs, hooks.signal)
+      const convStartMs = performance.now()
+      const history: ChatMessage[] = []
+      let cumulative = 0
+      for (let t = 0; t < conv.turns.length && !aborted(); t++) {
+        if (t > 0 && multiTurn.delayMs > 0) await sleepUnlessAborted(multiTurn.delayMs, hooks.signal)
+        if (aborted()) break
+        const turn = conv.turns[t]!
+        const messages = noHistory ? [userMessage(turn.message)] : [...history, userMessage(turn.message)]
+        const promptLen = noHistory ? turn.messageLen : cumulative + turn.messageLen
+        const arrivalTimeS = performance.now() / 1000
+        // Once interrupted, turns still waiting for a slot are not sent.
+        const output = await queue.add(async () =>
+          aborted() ? undefined : send(conv, t, messages, turn.message, promptLen, turn.expectedOutputLen),
+        )
+        if (!output) break
+        const outputLen = output.success
+          ? (output.outputTokens ?? (await tokenizer.encode(output.generatedText)).length)
+          : 0
+        turnRecords.push({
+          conversationId: conv.id,
+          conversationIndex: c,
+          turnIndex: t,
+          record: {
+            ...output,
+            requestId: `${conv.id}-turn${t}`,
+            outputLen,
+            arrivalTimeS,
+            queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
+          },
+        })
+        hooks.onRequestEnd?.(++done, totalTurns)
+        if (output.success) {
+          if (!noHistory) {
+            history.push(userMessage(turn.message), { role: 'assistant', content: output.generatedText })
+            cumulative += turn.messageLen + outputLen
+          }
+        } else if (!multiTurn.continueOnFailure) break
+      }
+      durationsMs[c] = performance.now() - convStartMs
+    }
+    await Promise.all(conversations.map((conv, c) => runConversation(conv, c)))
+    const endS = performance.now() / 1000
+    const durationS = endS - startS
+
+    turnRecords.sort((a, b) => a.conversationIndex - b.conversationIndex || a.turnIndex - b.turnIndex)
+    const records: RequestRecord[] = turnRecords.map((t) => t.record)
+    const extra = await extras.finish({ startS, durationS, records, ratesPerS: [] })
+    const metricsOf = (rs: readonly RequestRecord[]) =>
+      calculateMetrics(rs, {
+        durationS,
+        ...(config.goodput ? { goodput: config.goodput } : {}),
+        percentileMetrics: config.percentileMetrics,
+        metricPercentiles: config.metricPercentiles,
+        hasTokenizer: true,
+        requestRateFinite: Number.isFinite(config.load.requestRate),
+      })
+    const { max } = turnBounds(multiTurn)
+    const perTurn = Array.from({ length: max }, (_, t) => {
+      const rs = turnRecords.filter((r) => r.turnIndex === t).map((r) => r.record)
+      return { turnIndex: t, records: rs, metrics: metricsOf(rs) }
+    }).filter((t) => t.records.length > 0)
+    const result = buildMultiTurnResult({
+      date: formatDate(new Date()),
+      backend: endpoint.backend,
+      modelId: served.id,
+      numConversations: config.numPrompts,
+      turnsPerConversation: multiTurn.numTurns,
+      concurrency,
+      delayMs: multiTurn.delayMs,
+      requestRate: config.load.requestRate,
+      burstiness: config.load.burstiness,
+      continueOnFailure: multiTurn.continueOnFailure,
+      ...(noHistory
+        ? { prefix: { global: multiTurn.prefixGlobalRatio, conversation: multiTurn.prefixConversationRatio } }
+        : {}),
+      metadata: config.metadata,
+      conversationTurns: conversations.map((c) => c.turns.length),
+      conversationDurationsMs: durationsMs,
+      turns: turnRecords,
+      overall: metricsOf(records),
+      perTurn,
+      extra: extra.extra,
+    })
+    return { result, records, task: 'generation', interrupted: aborted() }
+  } finally {
+    if (!hooks.httpClient) await client.close()
+  }
+}
+
+function userMessage(text: string): ChatMessage {
+  return { role: 'user', content: [{ type: 'text', text }] }
+}
+
+async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined)
+  } catch {
+    // Aborted: the caller checks the signal.
+  }
+}

@@ -1,0 +1,44 @@
+import { request } from 'undici'
+import type { ResolvedEndpoint } from '../config/bench-config.ts'
+import { parsePrometheusText } from '../metrics/prometheus.ts'
+import { readSpecDecodeCounters, type SpecDecodeCounters } from '../metrics/spec-decode.ts'
+
+const SCRAPE_TIMEOUT_MS = 10_000
+
+/**
+ * `GET {base}/metrics` (with the run's headers) and the speculative-decoding counters in it.
+ * Undefined when the server has no `/metrics`, it cannot be parsed, or it has no such counters:
+ * the figures are optional, so a failed scrape never fails the run.
+ * Python: fetch_spec_decode_metrics (vllm/benchmarks/serve.py).
+ */
+export async function scrapeSpecDecode(
+  endpoint: ResolvedEndpoint,
+  warn: (line: string) => void = () => {},
+): Promise<SpecDecodeCounters | undefined> {
+  const text = await scrapeMetricsText(endpoint)
+  if (text === undefined) return undefined
+  try {
+    return readSpecDecodeCounters(parsePrometheusText(text).samples)
+  } catch (error) {
+    warn(`servebench: ignoring ${endpoint.baseUrl}/metrics: ${(error as Error).message}`)
+    return undefined
+  }
+}
+
+/** The `/metrics` body, or undefined when the server does not answer 200. */
+export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<string | undefined> {
+  try {
+    const response = await request(`${endpoint.baseUrl}/metrics`, {
+      headers: {
+        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+        ...endpoint.headers,
+      },
+      headersTimeout: SCRAPE_TIMEOUT_MS,
+      bodyTimeout: SCRAPE_TIMEOUT_MS,
+    })
+    const text = await response.body.text()
+    return response.statusCode === 200 ? text : undefined
+  } catch {
+    return undefined
+  }
+}
