@@ -16,6 +16,7 @@ import {
 } from './defaults.ts'
 import { type HubDatasetSpec, isHubDatasetSpec, resolveHubDatasetSpec } from './hub-datasets-dsl.ts'
 import { isLocalDatasetSpec, type LocalDatasetSpec, resolveLocalDatasetSpec } from './local-datasets-dsl.ts'
+import { type MultiTurnDatasetSpec, resolveMultiTurnSpec } from './multi-turn-dsl.ts'
 import { type RandomMmDatasetSpec, resolveRandomMmSpec } from './random-mm-dsl.ts'
 import { type RandomRerankDatasetSpec, resolveRandomRerankSpec } from './random-rerank-dsl.ts'
 
@@ -76,6 +77,7 @@ export type DatasetSpec =
   | RandomMmDatasetSpec
   | HubDatasetSpec
   | RandomRerankDatasetSpec
+  | MultiTurnDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
 export interface PoissonLoadOptions {
@@ -214,6 +216,7 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     ds.kind !== 'random' &&
     ds.kind !== 'random-mm' &&
     ds.kind !== 'random-rerank' &&
+    ds.kind !== 'multi-turn' &&
     !isLocalDatasetSpec(ds) &&
     !isHubDatasetSpec(ds)
   )
@@ -221,6 +224,8 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
   const numPrompts = ds.numPrompts ?? config.numPrompts
   positiveInt(issues, at('dataset.numPrompts'), numPrompts)
   config.numPrompts = numPrompts
+  const multiTurn = ds.kind === 'multi-turn' ? resolveMultiTurnSpec(ds, { issues, at, backend }) : undefined
+  if (multiTurn) config.multiTurn = multiTurn.multiTurn
   config.dataset = isHubDatasetSpec(ds)
     ? resolveHubDatasetSpec(ds, issues, at)
     : ds.kind === 'random-rerank'
@@ -235,6 +240,8 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
               ...(options.load ? { loadKind: options.load.kind } : {}),
             })
           : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
+  // A multi-turn spec's lengths are validated by resolveRandom above; its dataset is the random one.
+  if (multiTurn) config.dataset = multiTurn.dataset
 
   config.load = resolveLoad(options.load, issues, at)
 

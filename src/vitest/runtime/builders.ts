@@ -31,6 +31,7 @@ import type {
   TimedTraceDatasetOptions,
   TimedTraceDatasetSpec,
 } from '../../config/local-datasets-dsl.ts'
+import type { MultiTurnDatasetOptions, MultiTurnDatasetSpec } from '../../config/multi-turn-dsl.ts'
 import type { RandomMmDatasetOptions, RandomMmDatasetSpec } from '../../config/random-mm-dsl.ts'
 import type { RandomRerankDatasetOptions, RandomRerankDatasetSpec } from '../../config/random-rerank-dsl.ts'
 
@@ -52,6 +53,8 @@ export const datasets: {
   randomMm(options?: RandomMmDatasetOptions): RandomMmDatasetSpec
   /** One query and batches of documents for rerank or embedding backends (`--dataset-name random-rerank`). */
   randomRerank(options?: RandomRerankDatasetOptions): RandomRerankDatasetSpec
+  /** Synthetic conversations sent turn by turn with history, for `openai-chat` (`--multi-turn`). @experimental */
+  multiTurn(options?: MultiTurnDatasetOptions): MultiTurnDatasetSpec
   /** Your JSONL prompts (`--dataset-name custom`); `outputLen: -1` takes each line's `output_tokens`. */
   custom(options: CustomDatasetOptions): CustomDatasetSpec
   /** Shakespeare's sonnets: a shared prefix of lines plus sampled lines (`--dataset-name sonnet`). */
@@ -74,6 +77,7 @@ export const datasets: {
   random: (options = {}) => ({ ...options, kind: 'random' }),
   randomMm: (options = {}) => ({ ...options, kind: 'random-mm' }),
   randomRerank: (options = {}) => ({ ...options, kind: 'random-rerank' }),
+  multiTurn: (options = {}) => ({ ...options, kind: 'multi-turn' }),
   custom: (options) => ({ ...options, kind: 'custom' }),
   sonnet: (options = {}) => ({ ...options, kind: 'sonnet' }),
   prefixRepetition: (options = {}) => ({ ...options, kind: 'prefix_repetition' }),
