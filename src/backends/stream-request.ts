@@ -88,10 +88,17 @@ export async function sendStream(
       })
     } catch (error) {
       output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
+      req.onEarlyFailure?.({ kind: 'connect', timedOut: abort?.reason() !== undefined || isTimeout(error) })
       return output
     }
     if (response.statusCode < 200 || response.statusCode > 299) {
       output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
+      const retryAfter = response.headers['retry-after']
+      req.onEarlyFailure?.({
+        kind: 'status',
+        status: response.statusCode,
+        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+      })
       return output
     }
     const stream = createHandler(startMs, output)
@@ -287,6 +294,11 @@ export function describeFailure(
     return `read timed out after ${req.readTimeoutS} s waiting for response headers`
   }
   return describeError(error)
+}
+
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'UND_ERR_HEADERS_TIMEOUT'
 }
 
 /** The message, its code when the message lacks it, and each cause on its own line. */

@@ -15,7 +15,6 @@ import {
   POOLING_BACKENDS,
 } from './defaults.ts'
 import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
-import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
 /** Flag values by canonical name, as the CLI parser produces them. */
 export type FlagValues = ReadonlyMap<string, string | string[] | true>
@@ -104,6 +103,12 @@ export function resolveServeFlags(
   if (timeoutS !== undefined) config.request.timeoutS = timeoutS
   const readTimeoutS = read.positive('--read-timeout')
   if (readTimeoutS !== undefined) config.request.readTimeoutS = readTimeoutS
+  const maxRetries = read.int('--max-retries', 0, 100)
+  if (maxRetries !== undefined) config.request.maxRetries = maxRetries
+  const maxFailureRatio = read.parsed('--max-failure-ratio', parseRatio)
+  if (maxFailureRatio !== undefined) config.maxFailureRatio = maxFailureRatio
+  const failOnErrorRatio = read.parsed('--fail-on-error-ratio', parseRatio)
+  if (failOnErrorRatio !== undefined) config.failOnErrorRatio = failOnErrorRatio
 
   // Metrics
   config.percentileMetrics =
@@ -127,7 +132,6 @@ export function resolveServeFlags(
   const resultFilename = read.string('--result-filename')
   if (resultFilename !== undefined) config.output.resultFilename = resultFilename
   config.disableTqdm = read.bool('--disable-tqdm')
-  resolveRunModeFlags(read, config, issues)
 
   if (issues.length > 0) throw new ConfigError(issues)
   return config
@@ -264,6 +268,15 @@ export function parseGoodput(values: string[] | string): GoodputConfig {
   return goodput
 }
 
+/** A fraction of requests in [0, 1]. */
+function parseRatio(value: string): number {
+  const ratio = Number(value)
+  if (value.trim() === '' || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
+    throw new Error(`must be a fraction between 0 and 1, such as 0.05 (got "${value}")`)
+  }
+  return ratio
+}
+
 function parseJsonObject(value: string): Record<string, unknown> {
   let parsed: unknown
   try {
@@ -352,7 +365,10 @@ export function createReader(flags: FlagValues, issues: ConfigIssue[]) {
         const at = pair.indexOf(separator)
         const key = at === -1 ? '' : pair.slice(0, at).trim()
         if (!key) {
-          issues.push({ path: name, message: `must be KEY${separator}VALUE pairs (got "${pair}")` })
+          // A --header value may be a secret: never echo it.
+          const got =
+            name === '--header' ? 'a value without a KEY; not shown, headers may hold secrets' : `"${pair}"`
+          issues.push({ path: name, message: `must be KEY${separator}VALUE pairs (got ${got})` })
           continue
         }
         out[key] = pair.slice(at + 1).trim()

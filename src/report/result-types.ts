@@ -40,6 +40,8 @@ export interface BenchResult {
   max_output_tokens_per_s: number
   max_concurrent_requests: number
   rtfx: number
+  /** servebench addition (Deviation): `true`, last, only when SIGINT/SIGTERM stopped the run. */
+  interrupted?: true
   /** `mean_ttft_ms`, `p99_itl_ms`, metadata keys, … */
   [key: string]: unknown
 }

@@ -1,4 +1,5 @@
 import type { SimEngine } from './engine.ts'
+import type { FaultInjector } from './faults.ts'
 import type { ResolvedSimOptions } from './options.ts'
 import type { SimMetrics } from './sim-metrics.ts'
 import type { TimingRecorder } from './timing-record.ts'
@@ -20,6 +21,8 @@ export interface SimContext {
   readonly timings: TimingRecorder | undefined
   readonly words: WordSource
   readonly counters: SimCounters
+  /** Picks the injected faults of each generation request. */
+  readonly faults: FaultInjector
   /** Process-unique id for requests without `x-request-id`. */
   nextRequestNumber(): number
 }

@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { type FaultSpec, faultHelp, parseFaultFlag, type ResolvedFault, resolveFaults } from './faults.ts'
 import { resolveEngineShape, SIM_PROFILE_NAMES, type SimProfileName } from './profiles.ts'
 
 /**
@@ -133,18 +134,6 @@ export interface SimOptions {
    */
   stopProbability?: number
   /**
-   * Speculative decoding: draft tokens proposed per decode step. Each step then emits the accepted
-   * drafts plus one token as a single event, and `/metrics` exports `vllm:spec_decode_*` counters.
-   * @default undefined (no speculative decoding)
-   */
-  specDecodeNumTokens?: number
-  /**
-   * Speculative decoding: the chance that each draft token is accepted, which is the expected
-   * acceptance rate `/metrics` reports. Used with {@link SimOptions.specDecodeNumTokens}.
-   * @default 0.7
-   */
-  specDecodeAcceptanceRate?: number
-  /**
    * Record when each request's body was read and when each event was written
    * (`SimServer.timings()`, `GET /servebench/timings`).
    * @default false
@@ -156,6 +145,12 @@ export interface SimOptions {
    * @default undefined (no authentication)
    */
   apiKey?: string
+  /**
+   * Faults injected into generation requests, as `--fault` strings (`'reset:p=0.1'`) or objects;
+   * see docs/simulator.md, "Faults". Change them while running with `SimServer.setFaults()`.
+   * @default []
+   */
+  faults?: ReadonlyArray<FaultSpec | string>
 }
 
 /** {@link SimOptions} with every default applied and the tokenizer loaded. */
@@ -179,10 +174,9 @@ export interface ResolvedSimOptions {
   fixed: { ttftMs: number; itlMs: number } | undefined
   seed: number
   stopProbability: number
-  /** Set when speculative decoding is on. */
-  specDecode: { numTokens: number; acceptanceRate: number } | undefined
   recordTimings: boolean
   apiKey: string | undefined
+  faults: ResolvedFault[]
 }
 
 /** Defaults of every {@link SimOptions} field that has one. */
@@ -220,8 +214,6 @@ export const SIM_NUMERIC_LIMITS = {
   itlMs: { integer: false, min: 0 },
   seed: { integer: true, min: 0 },
   stopProbability: { integer: false, min: 0, max: 1 },
-  specDecodeNumTokens: { integer: true, min: 1, max: 64 },
-  specDecodeAcceptanceRate: { integer: false, min: 0, max: 1 },
 } as const satisfies Record<string, { integer: boolean; min: number; max?: number }>
 
 export type SimNumericOption = keyof typeof SIM_NUMERIC_LIMITS
@@ -256,8 +248,16 @@ export function resolveSimOptions(
     issues.push({ path: 'model', message: 'must not be empty' })
   }
   const engine = resolveEngineShape(options, DEFAULT_SIM_OPTIONS, issues)
+  let faults: ResolvedFault[] = []
+  try {
+    faults = resolveFaults(options.faults ?? [])
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    issues.push(...error.issues)
+  }
   if (issues.length > 0) throw new ConfigError(issues)
   return {
+    faults,
     host: options.host ?? DEFAULT_SIM_OPTIONS.host,
     port: options.port ?? DEFAULT_SIM_OPTIONS.port,
     model: options.model ?? DEFAULT_SIM_OPTIONS.model,
@@ -273,10 +273,6 @@ export function resolveSimOptions(
         : undefined,
     seed: options.seed ?? DEFAULT_SIM_OPTIONS.seed,
     stopProbability: options.stopProbability ?? DEFAULT_SIM_OPTIONS.stopProbability,
-    specDecode:
-      options.specDecodeNumTokens !== undefined
-        ? { numTokens: options.specDecodeNumTokens, acceptanceRate: options.specDecodeAcceptanceRate ?? 0.7 }
-        : undefined,
     recordTimings: options.recordTimings ?? DEFAULT_SIM_OPTIONS.recordTimings,
     apiKey: options.apiKey,
   }
@@ -296,7 +292,7 @@ export function numericProblem(key: SimNumericOption, value: number): string | u
 export interface SimFlag {
   name: string
   key: keyof SimOptions
-  kind: 'number' | 'string' | 'boolean' | 'negated-boolean' | 'tokenizer'
+  kind: 'number' | 'string' | 'boolean' | 'fault' | 'negated-boolean' | 'tokenizer'
   help: string
 }
 
@@ -381,20 +377,9 @@ export const SIM_FLAGS: readonly SimFlag[] = [
     kind: 'number',
     help: 'chance per token of an early stop without ignore_eos (default 0)',
   },
-  {
-    name: '--spec-decode-num-tokens',
-    key: 'specDecodeNumTokens',
-    kind: 'number',
-    help: 'speculative decoding: draft tokens per step (default off)',
-  },
-  {
-    name: '--spec-decode-acceptance-rate',
-    key: 'specDecodeAcceptanceRate',
-    kind: 'number',
-    help: 'speculative decoding: chance each draft token is accepted (default 0.7)',
-  },
   { name: '--record-timings', key: 'recordTimings', kind: 'boolean', help: 'record event write times' },
   { name: '--api-key', key: 'apiKey', kind: 'string', help: 'require Authorization: Bearer <key>' },
+  { name: '--fault', key: 'faults', kind: 'fault', help: faultHelp() },
 ]
 
 /**
@@ -426,6 +411,7 @@ export function parseSimArgs(argv: string[]): SimOptions {
     }
     const parsed = parseFlagValue(flag, raw)
     if ('problem' in parsed) issues.push({ path: flag.name, message: parsed.problem })
+    else if (flag.kind === 'fault') options.faults = [...((options.faults as unknown[]) ?? []), parsed.value]
     else options[flag.key] = parsed.value
   }
   if ((options.ttftMs === undefined) !== (options.itlMs === undefined)) {
@@ -460,6 +446,13 @@ function parseFlagValue(flag: SimFlag, raw: string | undefined): { value: unknow
     case 'string':
       if (raw === undefined || raw === '') return { problem: 'must not be empty' }
       return { value: raw }
+    case 'fault':
+      try {
+        return { value: parseFaultFlag(raw ?? '') }
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error
+        return { problem: error.issues.map((issue) => issue.message).join('; ') }
+      }
     case 'tokenizer':
       if (SIM_TOKENIZER_ENCODINGS.includes(raw as SimTokenizerEncoding)) return { value: raw }
       return { problem: `must be one of ${SIM_TOKENIZER_ENCODINGS.join(', ')} (got '${raw ?? ''}')` }

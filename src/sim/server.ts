@@ -3,10 +3,13 @@ import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { SimContext, SimCounters } from './context.ts'
 import { createEngine, type SimEngine } from './engine.ts'
+import { applyFaultPlan } from './fault-response.ts'
+import { FaultInjector, type FaultSpec, type ResolvedFault, resolveFaults } from './faults.ts'
 import { runGeneration } from './generation.ts'
 import { type ResolvedSimOptions, resolveSimOptions, type SimOptions } from './options.ts'
 import { parseChatRequest } from './routes/chat.ts'
 import { parseCompletionsRequest } from './routes/completions.ts'
+import { faultRoutes } from './routes/control.ts'
 import { parseJsonObject, readBody, SimHttpError, sendError, sendJson } from './routes/http.ts'
 import { metricsText, modelsResponse, versionResponse } from './routes/info.ts'
 import { poolingHandler } from './routes/pooling.ts'
@@ -14,12 +17,12 @@ import { parseResponsesRequest } from './routes/responses.ts'
 import { detokenizeResponse, tokenizeResponse } from './routes/tokenize.ts'
 import { transcriptionHandler } from './routes/transcription.ts'
 import { SimMetrics } from './sim-metrics.ts'
-import { SpecDecodeSim } from './spec-decode.ts'
 import type { StepLagStats } from './step-clock.ts'
 import { createTiktokenSimTokenizer } from './tiktoken.ts'
 import { type SimRequestTimings, TimingRecorder } from './timing-record.ts'
 import { createWordSource } from './words.ts'
 
+export type { FaultKind, FaultSpec, ResolvedFault } from './faults.ts'
 export type { StepLagStats } from './step-clock.ts'
 export type { SimRequestTimings } from './timing-record.ts'
 
@@ -51,6 +54,13 @@ export interface SimServer {
   /** Per-request timing records; empty unless `recordTimings` is on. */
   timings(): SimRequestTimings[]
   stats(): SimStats
+  /**
+   * Replaces the injected faults (`--fault` strings or objects) and restarts their request count:
+   * `nth: 1` is the next generation request. `[]` clears them. Throws `ConfigError` for a bad fault.
+   */
+  setFaults(faults: ReadonlyArray<FaultSpec | string>): ResolvedFault[]
+  /** The faults in force, defaults applied. */
+  faults(): ResolvedFault[]
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
@@ -74,11 +84,8 @@ export async function startSimulator(options: SimOptions = {}): Promise<SimServe
     timings: resolved.recordTimings ? new TimingRecorder() : undefined,
     words: createWordSource(resolved.tokenizer, resolved.seed),
     counters,
+    faults: new FaultInjector(resolved.seed, resolved.faults),
     nextRequestNumber: () => ++requestNumber,
-  }
-  if (resolved.specDecode) {
-    const { numTokens, acceptanceRate } = resolved.specDecode
-    ctx.metrics.specDecode = new SpecDecodeSim(numTokens, acceptanceRate, resolved.seed)
   }
   const startedAtS = Math.floor(Date.now() / 1000)
   const routes = createRoutes(ctx, startedAtS)
@@ -104,6 +111,12 @@ export async function startSimulator(options: SimOptions = {}): Promise<SimServe
       generationTokensTotal: ctx.metrics.generationTokensTotal,
       stepLag: engine.lag(),
     }),
+    setFaults: (faults) => {
+      const list = resolveFaults(faults)
+      ctx.faults.set(list)
+      return list
+    },
+    faults: () => ctx.faults.list(),
   }
 }
 
@@ -125,6 +138,7 @@ function createRoutes(ctx: SimContext, startedAtS: number): Map<string, Partial<
       const receivedAtPerfMs = performance.now()
       const receivedAtMs = performance.timeOrigin + receivedAtPerfMs
       ctx.counters.requestsReceived++
+      if (!(await applyFaultPlan(ctx.faults.next(), res))) return
       const request = parse(ctx, parseJsonObject(text))
       const header = req.headers['x-request-id']
       const requestId =
@@ -136,9 +150,6 @@ function createRoutes(ctx: SimContext, startedAtS: number): Map<string, Partial<
   return new Map<string, Partial<Record<string, Handler>>>([
     ['/health', { GET: empty }],
     ['/ping', { GET: empty, POST: empty }],
-    // vLLM's profiler endpoints (`--profile`); the simulator has nothing to profile.
-    ['/start_profile', { POST: empty }],
-    ['/stop_profile', { POST: empty }],
     ['/version', { GET: (_req, res) => sendJson(res, 200, versionResponse()) }],
     ['/v1/models', { GET: (_req, res) => sendJson(res, 200, modelsResponse(ctx, startedAtS)) }],
     ['/v1/completions', { POST: generate(parseCompletionsRequest) }],
@@ -151,6 +162,7 @@ function createRoutes(ctx: SimContext, startedAtS: number): Map<string, Partial<
     ['/rerank', { POST: poolingHandler(ctx, 'rerank') }],
     ['/v1/rerank', { POST: poolingHandler(ctx, 'rerank') }],
     ['/v2/rerank', { POST: poolingHandler(ctx, 'rerank') }],
+    ['/servebench/faults', faultRoutes(ctx)],
     ['/tokenize', { POST: json((body) => tokenizeResponse(ctx, body)) }],
     ['/detokenize', { POST: json((body) => detokenizeResponse(ctx, body)) }],
     [

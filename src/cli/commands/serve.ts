@@ -4,15 +4,14 @@ import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
-import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
 import { writeResult } from '../../report/write.ts'
+import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
+import { reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
 import { formatServeHelp } from '../help.ts'
 import { parseArgs } from '../parse-args.ts'
 import { createProgress } from '../progress.ts'
-import { runCompareCommand } from './compare.ts'
-import { isModeRun, runServeModes } from './serve-modes.ts'
 
 /** `servebench serve`: flags → BenchConfig → runBenchmark → the console table and the result file. */
 export async function runServeCommand(argv: readonly string[]): Promise<number> {
@@ -21,8 +20,6 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(formatServeHelp())
     return EXIT_CODES.ok
   }
-  const compare = flags.get('--compare')
-  if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
   const config = resolveServeFlags(flags, process.env, (name) => findFlag(name)?.status)
   printSetup(config)
 
@@ -40,16 +37,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   process.on('SIGTERM', onSignal)
   const progress = createProgress(process.stderr, !config.disableTqdm)
   try {
-    if (isModeRun(config)) {
-      const code = await runServeModes(config, {
-        signal: controller.signal,
-        log: (line) => console.log(line),
-        onRequestEnd: (done, total) => progress.update(done, total),
-      })
-      progress.finish()
-      return code
-    }
-    const { result, records, task, interrupted } = await runBenchmark(config, {
+    const { result, records, task, interrupted, retries } = await runBenchmark(config, {
       signal: controller.signal,
       log: (line) => console.log(line),
       onRequestEnd: (done, total) => progress.update(done, total),
@@ -73,7 +61,6 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
             goodputSet: hasGoodput(config.goodput),
           }),
     )
-    process.stdout.write(formatSteadyStateSection(result.steady_state))
     if (config.output.saveResult || config.output.appendResult || interrupted) {
       const path = await writeResult(result, config.output, {
         ...(config.label !== undefined ? { label: config.label } : {}),
@@ -81,11 +68,13 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       })
       console.log(`servebench: result written to ${path}`)
     }
+    const failures = reportFailures(config, records, retries)
+    for (const line of failures.lines) console.error(line)
     if (interrupted) {
       console.error(`servebench: interrupted; the result holds the ${records.length} requests that were sent`)
       return EXIT_CODES.interrupted
     }
-    return EXIT_CODES.ok
+    return failures.failed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -95,7 +84,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
 function printSetup(config: BenchConfig): void {
   const { endpoint, dataset, load } = config
   console.log(
-    `servebench serve: ${endpoint.backend} ${endpoint.baseUrl}${endpoint.endpointPath} model=${endpoint.model ?? '(from /v1/models)'} ` +
+    `servebench serve: ${endpoint.backend} ${redactUrl(endpoint.baseUrl)}${endpoint.endpointPath} model=${endpoint.model ?? '(from /v1/models)'} ` +
       `dataset=${dataset.kind} input=${'inputLen' in dataset ? dataset.inputLen : 0} output=${'outputLen' in dataset ? dataset.outputLen : 0} prompts=${config.numPrompts} ` +
       `rate=${Number.isFinite(load.requestRate) ? load.requestRate : 'inf'} concurrency=${load.maxConcurrency ?? 'None'} seed=${config.seed}`,
   )

@@ -1,0 +1,42 @@
+import type { BenchConfig } from '../config/bench-config.ts'
+import type { RequestRecord } from '../config/records.ts'
+import {
+  checkFailureRatio,
+  DEFAULT_MAX_FAILURE_RATIO,
+  describeFailureRatio,
+} from '../runner/failure-ratio.ts'
+import type { RetryStats } from '../runner/retry.ts'
+
+/**
+ * The `servebench:` lines about a run's failures, for stderr: the retries (with `--max-retries`),
+ * a warning above `--max-failure-ratio`, and the verdict of `--fail-on-error-ratio`.
+ * `failed` is true when that verdict failed: the CLI then exits 1.
+ */
+export function reportFailures(
+  config: BenchConfig,
+  records: readonly RequestRecord[],
+  retries: RetryStats,
+): { lines: string[]; failed: boolean } {
+  const lines: string[] = []
+  const maxRetries = config.request.maxRetries ?? 0
+  if (maxRetries > 0) {
+    lines.push(
+      `servebench: ${retries.retries} ${retries.retries === 1 ? 'retry' : 'retries'} for ${retries.retriedRequests} ${retries.retriedRequests === 1 ? 'request' : 'requests'} (${retries.recovered} recovered; --max-retries ${maxRetries})`,
+    )
+  }
+  const failed = records.filter((r) => !r.success).length
+  const counts = { completed: records.length - failed, failed }
+  const warning = checkFailureRatio(counts, config.maxFailureRatio ?? DEFAULT_MAX_FAILURE_RATIO)
+  if (warning.exceeded) {
+    lines.push(`servebench: WARNING: ${describeFailureRatio(warning, '--max-failure-ratio')}`)
+  }
+  let verdictFailed = false
+  if (config.failOnErrorRatio !== undefined) {
+    const verdict = checkFailureRatio(counts, config.failOnErrorRatio)
+    if (verdict.exceeded) {
+      verdictFailed = true
+      lines.push(`servebench: FAILED: ${describeFailureRatio(verdict, '--fail-on-error-ratio')}`)
+    }
+  }
+  return { lines, failed: verdictFailed }
+}

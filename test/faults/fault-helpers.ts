@@ -1,0 +1,72 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { expect } from 'vitest'
+import { parseArgs } from '../../src/cli/parse-args.ts'
+import type { BenchConfig } from '../../src/config/bench-config.ts'
+import { resolveServeFlags } from '../../src/config/resolve.ts'
+import type { BenchResult } from '../../src/report/result-types.ts'
+import { validateResultFile } from '../../src/report/schema/index.ts'
+import { writeResult } from '../../src/report/write.ts'
+import { type RunOutcome, runBenchmark } from '../../src/runner/run-benchmark.ts'
+
+/** The simulator's fixed timings in the `sim` fixture, and the tolerance the e2e tests allow above them. */
+export const FIXED_TTFT_S = 0.04
+export const TTFT_TOLERANCE_S = 0.015
+
+/** `servebench serve` flags for a small, detailed run against `baseUrl`. */
+export function smallRunFlags(baseUrl: string, extra: string[] = []): string[] {
+  return [
+    '--base-url',
+    baseUrl,
+    '--model',
+    'servebench/sim-model',
+    '--tokenizer',
+    'cl100k_base',
+    '--random-input-len',
+    '32',
+    '--random-output-len',
+    '8',
+    '--num-prompts',
+    '20',
+    '--max-concurrency',
+    '4',
+    '--disable-tqdm',
+    ...extra,
+  ]
+}
+
+export function configFrom(args: string[]): BenchConfig {
+  return resolveServeFlags(parseArgs(args), {})
+}
+
+/** Runs the benchmark in-process, writes the detailed JSON into `dir`, validates it and reads it back. */
+export async function runAndWrite(
+  config: BenchConfig,
+  dir: string,
+): Promise<{ outcome: RunOutcome; file: BenchResult }> {
+  const outcome = await runBenchmark(config)
+  config.output = { ...config.output, saveResult: true, saveDetailed: true, resultDir: dir }
+  await writeResult(outcome.result, config.output, {})
+  const files = await readdir(dir)
+  expect(files).toHaveLength(1)
+  const file = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as BenchResult
+  expect(validateResultFile(file)).toEqual({ valid: true })
+  return { outcome, file }
+}
+
+/** TTFTs (s) of the requests that succeeded. */
+export function healthyTtfts(file: BenchResult): number[] {
+  return file.ttfts.filter((_, i) => file.errors[i] === '')
+}
+
+/** The healthy requests were timed as the fixed mode says: never faster, and a median within the tolerance. */
+export function expectHealthyTimings(
+  file: BenchResult,
+  atLeast: number,
+  toleranceS = TTFT_TOLERANCE_S,
+): void {
+  const ttfts = healthyTtfts(file).sort((a, b) => a - b)
+  expect(ttfts.length).toBeGreaterThanOrEqual(atLeast)
+  expect(ttfts[0]!).toBeGreaterThanOrEqual(FIXED_TTFT_S)
+  expect(ttfts[Math.floor(ttfts.length / 2)]!).toBeLessThan(FIXED_TTFT_S + toleranceS)
+}
