@@ -15,6 +15,7 @@ import {
   POOLING_BACKENDS,
 } from './defaults.ts'
 import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
+import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
 /** Flag values by canonical name, as the CLI parser produces them. */
 export type FlagValues = ReadonlyMap<string, string | string[] | true>
@@ -132,6 +133,7 @@ export function resolveServeFlags(
   const resultFilename = read.string('--result-filename')
   if (resultFilename !== undefined) config.output.resultFilename = resultFilename
   config.disableTqdm = read.bool('--disable-tqdm')
+  resolveRunModeFlags(read, config, issues)
 
   if (issues.length > 0) throw new ConfigError(issues)
   return config

@@ -134,6 +134,18 @@ export interface SimOptions {
    */
   stopProbability?: number
   /**
+   * Speculative decoding: draft tokens proposed per decode step. Each step then emits the accepted
+   * drafts plus one token as a single event, and `/metrics` exports `vllm:spec_decode_*` counters.
+   * @default undefined (no speculative decoding)
+   */
+  specDecodeNumTokens?: number
+  /**
+   * Speculative decoding: the chance that each draft token is accepted, which is the expected
+   * acceptance rate `/metrics` reports. Used with {@link SimOptions.specDecodeNumTokens}.
+   * @default 0.7
+   */
+  specDecodeAcceptanceRate?: number
+  /**
    * Record when each request's body was read and when each event was written
    * (`SimServer.timings()`, `GET /servebench/timings`).
    * @default false
@@ -174,6 +186,8 @@ export interface ResolvedSimOptions {
   fixed: { ttftMs: number; itlMs: number } | undefined
   seed: number
   stopProbability: number
+  /** Set when speculative decoding is on. */
+  specDecode: { numTokens: number; acceptanceRate: number } | undefined
   recordTimings: boolean
   apiKey: string | undefined
   faults: ResolvedFault[]
@@ -214,6 +228,8 @@ export const SIM_NUMERIC_LIMITS = {
   itlMs: { integer: false, min: 0 },
   seed: { integer: true, min: 0 },
   stopProbability: { integer: false, min: 0, max: 1 },
+  specDecodeNumTokens: { integer: true, min: 1, max: 64 },
+  specDecodeAcceptanceRate: { integer: false, min: 0, max: 1 },
 } as const satisfies Record<string, { integer: boolean; min: number; max?: number }>
 
 export type SimNumericOption = keyof typeof SIM_NUMERIC_LIMITS
@@ -273,6 +289,10 @@ export function resolveSimOptions(
         : undefined,
     seed: options.seed ?? DEFAULT_SIM_OPTIONS.seed,
     stopProbability: options.stopProbability ?? DEFAULT_SIM_OPTIONS.stopProbability,
+    specDecode:
+      options.specDecodeNumTokens !== undefined
+        ? { numTokens: options.specDecodeNumTokens, acceptanceRate: options.specDecodeAcceptanceRate ?? 0.7 }
+        : undefined,
     recordTimings: options.recordTimings ?? DEFAULT_SIM_OPTIONS.recordTimings,
     apiKey: options.apiKey,
   }
@@ -376,6 +396,18 @@ export const SIM_FLAGS: readonly SimFlag[] = [
     key: 'stopProbability',
     kind: 'number',
     help: 'chance per token of an early stop without ignore_eos (default 0)',
+  },
+  {
+    name: '--spec-decode-num-tokens',
+    key: 'specDecodeNumTokens',
+    kind: 'number',
+    help: 'speculative decoding: draft tokens per step (default off)',
+  },
+  {
+    name: '--spec-decode-acceptance-rate',
+    key: 'specDecodeAcceptanceRate',
+    kind: 'number',
+    help: 'speculative decoding: chance each draft token is accepted (default 0.7)',
   },
   { name: '--record-timings', key: 'recordTimings', kind: 'boolean', help: 'record event write times' },
   { name: '--api-key', key: 'apiKey', kind: 'string', help: 'require Authorization: Bearer <key>' },

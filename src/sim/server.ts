@@ -17,6 +17,7 @@ import { parseResponsesRequest } from './routes/responses.ts'
 import { detokenizeResponse, tokenizeResponse } from './routes/tokenize.ts'
 import { transcriptionHandler } from './routes/transcription.ts'
 import { SimMetrics } from './sim-metrics.ts'
+import { SpecDecodeSim } from './spec-decode.ts'
 import type { StepLagStats } from './step-clock.ts'
 import { createTiktokenSimTokenizer } from './tiktoken.ts'
 import { type SimRequestTimings, TimingRecorder } from './timing-record.ts'
@@ -87,6 +88,10 @@ export async function startSimulator(options: SimOptions = {}): Promise<SimServe
     faults: new FaultInjector(resolved.seed, resolved.faults),
     nextRequestNumber: () => ++requestNumber,
   }
+  if (resolved.specDecode) {
+    const { numTokens, acceptanceRate } = resolved.specDecode
+    ctx.metrics.specDecode = new SpecDecodeSim(numTokens, acceptanceRate, resolved.seed)
+  }
   const startedAtS = Math.floor(Date.now() / 1000)
   const routes = createRoutes(ctx, startedAtS)
   const server = createServer({ noDelay: true, keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
@@ -150,6 +155,9 @@ function createRoutes(ctx: SimContext, startedAtS: number): Map<string, Partial<
   return new Map<string, Partial<Record<string, Handler>>>([
     ['/health', { GET: empty }],
     ['/ping', { GET: empty, POST: empty }],
+    // vLLM's profiler endpoints (`--profile`); the simulator has nothing to profile.
+    ['/start_profile', { POST: empty }],
+    ['/stop_profile', { POST: empty }],
     ['/version', { GET: (_req, res) => sendJson(res, 200, versionResponse()) }],
     ['/v1/models', { GET: (_req, res) => sendJson(res, 200, modelsResponse(ctx, startedAtS)) }],
     ['/v1/completions', { POST: generate(parseCompletionsRequest) }],

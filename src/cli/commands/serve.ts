@@ -4,6 +4,7 @@ import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
+import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
 import { writeResult } from '../../report/write.ts'
 import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
@@ -12,6 +13,8 @@ import { findFlag } from '../flags.ts'
 import { formatServeHelp } from '../help.ts'
 import { parseArgs } from '../parse-args.ts'
 import { createProgress } from '../progress.ts'
+import { runCompareCommand } from './compare.ts'
+import { isModeRun, runServeModes } from './serve-modes.ts'
 
 /** `servebench serve`: flags → BenchConfig → runBenchmark → the console table and the result file. */
 export async function runServeCommand(argv: readonly string[]): Promise<number> {
@@ -20,6 +23,8 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(formatServeHelp())
     return EXIT_CODES.ok
   }
+  const compare = flags.get('--compare')
+  if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
   const config = resolveServeFlags(flags, process.env, (name) => findFlag(name)?.status)
   printSetup(config)
 
@@ -37,6 +42,15 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   process.on('SIGTERM', onSignal)
   const progress = createProgress(process.stderr, !config.disableTqdm)
   try {
+    if (isModeRun(config)) {
+      const code = await runServeModes(config, {
+        signal: controller.signal,
+        log: (line) => console.log(line),
+        onRequestEnd: (done, total) => progress.update(done, total),
+      })
+      progress.finish()
+      return code
+    }
     const { result, records, task, interrupted, retries } = await runBenchmark(config, {
       signal: controller.signal,
       log: (line) => console.log(line),
@@ -61,6 +75,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
             goodputSet: hasGoodput(config.goodput),
           }),
     )
+    process.stdout.write(formatSteadyStateSection(result.steady_state))
     if (config.output.saveResult || config.output.appendResult || interrupted) {
       const path = await writeResult(result, config.output, {
         ...(config.label !== undefined ? { label: config.label } : {}),
