@@ -65,20 +65,23 @@ describe('servebench serve under faults', () => {
   test('warns above --max-failure-ratio and exits 1 above --fail-on-error-ratio', async ({ sim, tmpDir }) => {
     sim.setFaults(['http500:every=4'])
     const args = ['serve', ...smallRunFlags(sim.url), '--save-result', '--result-dir', tmpDir]
-    const warned = await runCli(args)
+    const warned = await runCli([...args, '--result-filename', 'warned.json'])
     expect(warned.code).toBe(0)
     expect(warned.stderr).toContain(
       'servebench: WARNING: 5 of 20 requests failed (25%), above --max-failure-ratio 0.05 (5%)\n',
     )
     sim.setFaults(['http500:every=4'])
-    const gated = await runCli([...args, '--max-failure-ratio', '0.5', '--fail-on-error-ratio', '0.2'])
+    const gated = await runCli([
+      ...args,
+      ...['--result-filename', 'gated.json', '--max-failure-ratio', '0.5', '--fail-on-error-ratio', '0.2'],
+    ])
     expect(gated.code).toBe(1)
     expect(gated.stderr).not.toContain('WARNING')
     expect(gated.stderr).toContain(
       'servebench: FAILED: 5 of 20 requests failed (25%), above --fail-on-error-ratio 0.2 (20%)\n',
     )
     // The result is written either way.
-    expect(await readdir(tmpDir)).toHaveLength(2)
+    expect((await readdir(tmpDir)).sort()).toEqual(['gated.json', 'warned.json'])
   })
 
   test('reports retries on stderr', async ({ sim }) => {
