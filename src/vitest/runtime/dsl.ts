@@ -5,6 +5,11 @@ import type { BenchConfig } from '../../config/bench-config.ts'
 import { benchConfigFromDsl, configFingerprint, type ServeBenchOptions } from '../../config/from-dsl.ts'
 import { EndpointError } from '../../errors.ts'
 import type { BenchResult } from '../../report/result-types.ts'
+import {
+  checkFailureRatio,
+  DEFAULT_MAX_FAILURE_RATIO,
+  describeFailureRatio,
+} from '../../runner/failure-ratio.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import type { ServeBenchMeta, WorkerSettings } from '../shared/meta.ts'
 
@@ -80,6 +85,7 @@ function define(api: TestLike): ServeBenchFn {
       meta.result = outcome.result
       meta.interrupted = outcome.interrupted
       assertSomeAnswered(config, outcome.result)
+      assertFailureRatio(config, outcome.records)
       await assertions?.(outcome.result)
     })
   }
@@ -131,6 +137,21 @@ function assertSomeAnswered(config: BenchConfig, result: BenchResult): void {
     'SERVEBENCH_ENDPOINT_UNREACHABLE',
     `All ${result.failed} requests to ${url} failed; first error: ${first}`,
   )
+}
+
+// Fault handling (issue 6): where the CLI only warns above --max-failure-ratio, a benchmark fails.
+function assertFailureRatio(
+  config: BenchConfig,
+  records: ReadonlyArray<{ success: boolean; error: string }>,
+): void {
+  const failed = records.filter((r) => !r.success)
+  const threshold = config.failOnErrorRatio ?? config.maxFailureRatio ?? DEFAULT_MAX_FAILURE_RATIO
+  const check = checkFailureRatio(
+    { completed: records.length - failed.length, failed: failed.length },
+    threshold,
+  )
+  if (!check.exceeded) return
+  throw new Error(`${describeFailureRatio(check)}; first error: ${failed[0]?.error ?? 'unknown error'}`)
 }
 
 const CLIENTS = Symbol.for('servebench.httpClients')
