@@ -1,6 +1,7 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
 import { measureClientOverhead } from './client-overhead.ts'
+import { printDatasetGeneration } from './dataset-generation.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
 const runs: Array<[concurrency: number, requests: number]> = [
@@ -31,3 +32,4 @@ for (const streams of [500, 1_000, 2_000]) {
   )
   console.log(JSON.stringify({ perf: 'sim-capacity', ...r }))
 }
+await printDatasetGeneration()
