@@ -71,3 +71,11 @@ export function defaultBenchConfig(): BenchConfig & { dataset: RandomDatasetConf
 export function defaultRequestIdPrefix(): string {
   return `bench-${crypto.randomUUID().slice(0, 8)}-`
 }
+
+/** Datasets for which Python forces `ignore_eos` on OpenAI-compatible (generation) backends. */
+const IGNORE_EOS_DATASETS: ReadonlySet<string> = new Set(['random', 'random-mm', 'timed_trace'])
+
+/** Python: `ignore_eos` is forced for random, random-mm and timed_trace with generation backends. */
+export function forcesIgnoreEos(datasetKind: string, backend: BackendName): boolean {
+  return IGNORE_EOS_DATASETS.has(datasetKind) && !POOLING_BACKENDS.includes(backend)
+}

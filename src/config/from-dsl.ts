@@ -12,6 +12,7 @@ import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
   defaultBenchConfig,
+  forcesIgnoreEos,
   POOLING_BACKENDS,
 } from './defaults.ts'
 import { type HubDatasetSpec, isHubDatasetSpec, resolveHubDatasetSpec } from './hub-datasets-dsl.ts'
@@ -133,7 +134,7 @@ export interface ServeBenchOptions {
   sampling?: SamplingParams
   /** Merged into each request body (`--extra-body`). @default {} */
   extraBody?: Record<string, unknown>
-  /** `ignore_eos` (`--ignore-eos`). @default false */
+  /** `ignore_eos` (`--ignore-eos`). @default true for random, random-mm and timed traces (as Python forces it), else false */
   ignoreEos?: boolean
   /** Label in the result file name and JSON. @default '<describe> > <name>' */
   label?: string
@@ -265,7 +266,7 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     config.percentileMetrics = [...DEFAULT_POOLING_PERCENTILE_METRICS]
   config.request = {
     ...config.request,
-    ignoreEos: options.ignoreEos ?? false,
+    ignoreEos: options.ignoreEos ?? forcesIgnoreEos(config.dataset.kind, backend),
     sampling: { ...options.sampling },
     extraBody: { ...options.extraBody },
     ...(options.requestTimeoutS !== undefined ? { timeoutS: options.requestTimeoutS } : {}),

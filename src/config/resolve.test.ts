@@ -24,6 +24,13 @@ describe('resolveServeFlags', () => {
     expect(config.request.ignoreEos).toBe(true)
   })
 
+  it('forces ignore_eos only for the datasets Python forces it for, unless --ignore-eos is given', () => {
+    const sharegpt = ['--dataset-name', 'sharegpt', '--dataset-path', 'x.json']
+    expect(resolve(sharegpt).request.ignoreEos).toBe(false)
+    expect(resolve([...sharegpt, '--ignore-eos']).request.ignoreEos).toBe(true)
+    expect(resolve(['--backend', 'openai-chat']).request.ignoreEos).toBe(true)
+  })
+
   it('maps the chat backend to its endpoint and --base-url over --host/--port', () => {
     const config = resolve([
       '--backend',

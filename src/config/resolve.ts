@@ -12,6 +12,7 @@ import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
   defaultBenchConfig,
+  forcesIgnoreEos,
   POOLING_BACKENDS,
 } from './defaults.ts'
 import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
@@ -91,9 +92,8 @@ export function resolveServeFlags(
   config.numWarmups = read.int('--num-warmups', 0) ?? 0
   config.readyCheckTimeoutS = read.int('--ready-check-timeout-sec', 0) ?? 0
 
-  // Request content. Python forces ignore_eos for the random dataset on OpenAI-compatible backends.
-  const pooling = POOLING_BACKENDS.includes(backend)
-  config.request.ignoreEos = !pooling
+  // Request content.
+  config.request.ignoreEos = read.bool('--ignore-eos') || forcesIgnoreEos(config.dataset.kind, backend)
   const logprobs = read.int('--logprobs', 0)
   if (logprobs !== undefined) config.request.logprobs = logprobs
   config.request.sampling = resolveSampling(read)
@@ -114,7 +114,7 @@ export function resolveServeFlags(
   // Metrics
   config.percentileMetrics =
     read.parsed('--percentile-metrics', parsePercentileMetrics) ??
-    (pooling ? [...DEFAULT_POOLING_PERCENTILE_METRICS] : config.percentileMetrics)
+    (POOLING_BACKENDS.includes(backend) ? [...DEFAULT_POOLING_PERCENTILE_METRICS] : config.percentileMetrics)
   config.metricPercentiles = read.parsed('--metric-percentiles', parsePercentiles) ?? config.metricPercentiles
   const goodput = read.parsed('--goodput', parseGoodput)
   if (goodput) config.goodput = goodput
