@@ -60,6 +60,7 @@ export async function sendPoolingRequest(
       return output
     }
     const elapsedS = (performance.now() - startMs) / 1000
+    abort?.headersArrived()
     if (response.statusCode < 200 || response.statusCode > 299) {
       output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
       return output

@@ -91,6 +91,7 @@ export async function sendStream(
       req.onEarlyFailure?.({ kind: 'connect', timedOut: abort?.reason() !== undefined || isTimeout(error) })
       return output
     }
+    abort?.headersArrived()
     if (response.statusCode < 200 || response.statusCode > 299) {
       output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
       const retryAfter = response.headers['retry-after']
@@ -223,13 +224,19 @@ class StreamState implements StreamHandler {
 export interface Abort {
   signal: AbortSignal
   reason: () => string | undefined
+  /** Stops the wait-for-headers timer. */
+  headersArrived: () => void
   dispose: () => void
 }
 
-/** One controller for the whole-request timeout and the caller's signal; none when neither is set. */
+/**
+ * One controller for the whole-request timeout, the wait for response headers and the caller's
+ * signal; none when none is set. undici's own `headersTimeout` is not applied to the first request
+ * on a fresh connection, so the headers wait has its own timer.
+ */
 export function createAbort(req: BackendRequest): Abort | undefined {
-  const { timeoutS, signal } = req
-  if (timeoutS === undefined && signal === undefined) return undefined
+  const { timeoutS, readTimeoutS, signal } = req
+  if (timeoutS === undefined && readTimeoutS === undefined && signal === undefined) return undefined
   const controller = new AbortController()
   let reason: string | undefined
   const abort = (why: string): void => {
@@ -240,15 +247,27 @@ export function createAbort(req: BackendRequest): Abort | undefined {
   const timer =
     timeoutS === undefined
       ? undefined
-      : setTimeout(() => abort(`timed out after ${timeoutS} s`), timeoutS * 1000)
-  const onAbort = (): void => abort('aborted')
+      : setTimeout(() => abort(`request timed out after ${timeoutS} s`), timeoutS * 1000)
+  let headersTimer =
+    readTimeoutS === undefined
+      ? undefined
+      : setTimeout(
+          () => abort(`read timed out after ${readTimeoutS} s waiting for response headers`),
+          Math.max(1, readTimeoutS * 1000),
+        )
+  const onAbort = (): void => abort('request aborted')
   if (signal?.aborted) onAbort()
   else signal?.addEventListener('abort', onAbort, { once: true })
   return {
     signal: controller.signal,
     reason: () => reason,
+    headersArrived: () => {
+      if (headersTimer !== undefined) clearTimeout(headersTimer)
+      headersTimer = undefined
+    },
     dispose: () => {
       if (timer !== undefined) clearTimeout(timer)
+      if (headersTimer !== undefined) clearTimeout(headersTimer)
       signal?.removeEventListener('abort', onAbort)
     },
   }
@@ -287,7 +306,7 @@ export function describeFailure(
   abortReason?: () => string | undefined,
 ): string {
   const reason = abortReason?.()
-  if (reason !== undefined) return `request ${reason}`
+  if (reason !== undefined) return reason
   const code = (error as { code?: unknown } | null)?.code
   if (code === 'UND_ERR_BODY_TIMEOUT') return `read timed out after ${req.readTimeoutS} s without data`
   if (code === 'UND_ERR_HEADERS_TIMEOUT') {
