@@ -19,6 +19,8 @@ export interface ClientOverhead {
   concurrency: number
   requests: number
   cpuMsPerRequest: number
+  /** User-space share of cpuMsPerRequest; the rest is the kernel (socket reads). */
+  userCpuMsPerRequest: number
   requestsPerS: number
   ttftErrorMs: { median: number; p99: number }
   itlErrorMs: { median: number; p99: number }
@@ -85,6 +87,7 @@ export async function measureClientOverhead(concurrency: number, requests: numbe
       concurrency,
       requests,
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / requests,
+      userCpuMsPerRequest: cpu.user / 1000 / requests,
       requestsPerS: requests / (wallMs / 1000),
       ttftErrorMs: { median: percentile(ttftErrors, 50), p99: percentile(ttftErrors, 99) },
       itlErrorMs: { median: percentile(itlErrors, 50), p99: percentile(itlErrors, 99) },

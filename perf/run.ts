@@ -4,6 +4,10 @@ import { measureClientOverhead } from './client-overhead.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
+// `npm run perf -- client sim dataset` picks sections; none given runs all three.
+const picked = process.argv.slice(2)
+const wants = (section: string): boolean => picked.length === 0 || picked.includes(section)
+
 const runs: Array<[concurrency: number, requests: number]> = [
   [100, 2_000],
   [500, 5_000],
@@ -12,8 +16,9 @@ const runs: Array<[concurrency: number, requests: number]> = [
 console.log(
   `servebench perf — ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load ${loadavg()[0]!.toFixed(2)}`,
 )
-console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
-for (const [concurrency, requests] of runs) {
+if (wants('client'))
+  console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
+for (const [concurrency, requests] of wants('client') ? runs : []) {
   const r = await measureClientOverhead(concurrency, requests)
   console.log(
     `  concurrency ${String(concurrency).padStart(4)}: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, ${r.requestsPerS.toFixed(0)} req/s, ` +
@@ -23,8 +28,9 @@ for (const [concurrency, requests] of runs) {
   console.log(JSON.stringify({ perf: 'client-overhead', ...r }))
 }
 
-console.log('simulator capacity: 100-token streams, all decoding at once, client in a separate process')
-for (const streams of [500, 1_000, 2_000]) {
+if (wants('sim'))
+  console.log('simulator capacity: 100-token streams, all decoding at once, client in a separate process')
+for (const streams of wants('sim') ? [500, 1_000, 2_000] : []) {
   const r = await measureSimCapacity(streams)
   console.log(
     `  ${String(streams).padStart(5)} streams: step ${r.modelStepMs.toFixed(0)} ms, lag mean ${r.stepLagMeanMs.toFixed(1)} ms max ${r.stepLagMaxMs.toFixed(0)} ms, ` +
@@ -32,4 +38,4 @@ for (const streams of [500, 1_000, 2_000]) {
   )
   console.log(JSON.stringify({ perf: 'sim-capacity', ...r }))
 }
-await printDatasetGeneration()
+if (wants('dataset')) await printDatasetGeneration()
