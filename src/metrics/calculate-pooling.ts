@@ -1,8 +1,6 @@
 import type { PercentileMetric } from '../config/bench-config.ts'
-import { PERCENTILE_METRICS } from '../config/bench-config.ts'
 import type { RequestRecord } from '../config/records.ts'
-import { percentileKey } from './calculate.ts'
-import { mean, medianSorted, percentileSorted, std } from './percentile.ts'
+import { familyStatistics } from './calculate.ts'
 
 /** What {@link calculatePoolingMetrics} needs besides the records. */
 export interface PoolingMetricsOptions {
@@ -60,26 +58,7 @@ export function calculatePoolingMetrics(
     totalInputTokens += r.promptLen
     totalInputSequences += r.numInputSequences ?? 1
   }
-  const statistics: Array<[string, number]> = []
-  for (const family of PERCENTILE_METRICS) {
-    if (!options.percentileMetrics.includes(family) || !applies(family, options)) continue
-    const samples = ok.map((r) =>
-      family === 'e2el'
-        ? r.latencyS
-        : family === 'client_queue_time'
-          ? r.queueTimeS
-          : r.latencyS + r.queueTimeS,
-    )
-    const sorted = Float64Array.from(samples).sort()
-    statistics.push(
-      [`mean_${family}_ms`, mean(samples) * 1000],
-      [`median_${family}_ms`, medianSorted(sorted) * 1000],
-      [`std_${family}_ms`, std(samples) * 1000],
-    )
-    for (const p of options.metricPercentiles) {
-      statistics.push([`${percentileKey(p)}_${family}_ms`, percentileSorted(sorted, p) * 1000])
-    }
-  }
+  const statistics = familyStatistics(ok, options, (family) => applies(family, options))
   return {
     durationS: dur,
     completed: ok.length,

@@ -93,6 +93,33 @@ function familyApplies(family: PercentileMetric, options: MetricsOptions): boole
 }
 
 /**
+ * The statistics keys of the successful requests: for each family in `--percentile-metrics` (in
+ * {@link PERCENTILE_METRICS} order) that `applies`, mean, median, std, then each percentile, in ms.
+ * Python: benchmark/process_one_metric (vllm/benchmarks/serve.py).
+ */
+export function familyStatistics(
+  ok: readonly RequestRecord[],
+  options: { percentileMetrics: readonly PercentileMetric[]; metricPercentiles: readonly number[] },
+  applies: (family: PercentileMetric) => boolean,
+): Array<[string, number]> {
+  const statistics: Array<[string, number]> = []
+  for (const family of PERCENTILE_METRICS) {
+    if (!options.percentileMetrics.includes(family) || !applies(family)) continue
+    const samples = familySamples(ok, family)
+    const sorted = Float64Array.from(samples).sort()
+    statistics.push(
+      [`mean_${family}_ms`, mean(samples) * 1000],
+      [`median_${family}_ms`, medianSorted(sorted) * 1000],
+      [`std_${family}_ms`, std(samples) * 1000],
+    )
+    for (const p of options.metricPercentiles) {
+      statistics.push([`${percentileKey(p)}_${family}_ms`, percentileSorted(sorted, p) * 1000])
+    }
+  }
+  return statistics
+}
+
+/**
  * Python's `calculate_metrics` over records in dispatch order, failures included.
  * Python: calculate_metrics and benchmark/process_one_metric (vllm/benchmarks/serve.py).
  */
@@ -112,20 +139,7 @@ export function calculateMetrics(
   const goodput = options.goodput
   const requestGoodput = hasGoodput(goodput) ? ok.filter((r) => isGood(r, goodput)).length / dur : null
 
-  const statistics: Array<[string, number]> = []
-  for (const family of PERCENTILE_METRICS) {
-    if (!options.percentileMetrics.includes(family) || !familyApplies(family, options)) continue
-    const samples = familySamples(ok, family)
-    const sorted = Float64Array.from(samples).sort()
-    statistics.push(
-      [`mean_${family}_ms`, mean(samples) * 1000],
-      [`median_${family}_ms`, medianSorted(sorted) * 1000],
-      [`std_${family}_ms`, std(samples) * 1000],
-    )
-    for (const p of options.metricPercentiles) {
-      statistics.push([`${percentileKey(p)}_${family}_ms`, percentileSorted(sorted, p) * 1000])
-    }
-  }
+  const statistics = familyStatistics(ok, options, (family) => familyApplies(family, options))
 
   return {
     durationS: dur,
