@@ -4,6 +4,7 @@
  * Rust: compare.rs (§9.3).
  */
 import { pyFixed } from '../metrics/py-number.ts'
+import { center } from './console.ts'
 
 /** One compared metric: its key and whether a smaller value is an improvement. */
 export interface CompareMetric {
@@ -102,12 +103,6 @@ function formatDelta(delta: number): string {
 }
 
 const ANSI = { green: '\u001b[32m', red: '\u001b[31m', reset: '\u001b[0m' }
-
-function center(text: string, fill: string, width: number): string {
-  const pad = Math.max(0, width - text.length)
-  const left = Math.floor(pad / 2)
-  return fill.repeat(left) + text + fill.repeat(pad - left)
-}
 
 /** One diff row; exported for tests. `+` is an improvement, `-` a regression, ` ` no change. */
 export function compareRow(

@@ -4,6 +4,7 @@
  */
 import { mean, std } from '../metrics/percentile.ts'
 import { pyFixed } from '../metrics/py-number.ts'
+import { center } from './console.ts'
 import { resultForFile } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 
@@ -114,12 +115,6 @@ export function formatStatValue(value: number): string {
   if (value === 0) return '0'
   if (Number.isInteger(value) && Math.abs(value) < 1e12) return String(value)
   return pyFixed(value, 2)
-}
-
-function center(text: string, fill: string, width: number): string {
-  const pad = Math.max(0, width - text.length)
-  const left = Math.floor(pad / 2)
-  return fill.repeat(left) + text + fill.repeat(pad - left)
 }
 
 function statRow(label: string, s: RunStats): string {

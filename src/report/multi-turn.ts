@@ -9,6 +9,7 @@ import type { BenchmarkMetrics } from '../metrics/calculate.ts'
 import { percentileWord } from '../metrics/calculate.ts'
 import { mean } from '../metrics/percentile.ts'
 import { pyFixed } from '../metrics/py-number.ts'
+import { center } from './console.ts'
 import type { ExtraResultKeys } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 
@@ -139,12 +140,6 @@ const SECTIONS: Partial<Record<PercentileMetric, { name: string; header: string 
   tpot: { name: 'TPOT', header: 'Time per Output Token (excl. 1st token)' },
   itl: { name: 'ITL', header: 'Inter-token Latency' },
   e2el: { name: 'E2EL', header: 'End-to-end Latency' },
-}
-
-function center(text: string, fill: string, width: number): string {
-  const pad = Math.max(0, width - text.length)
-  const left = Math.floor(pad / 2)
-  return fill.repeat(left) + text + fill.repeat(pad - left)
 }
 
 const n = (o: Record<string, unknown>, key: string): number =>

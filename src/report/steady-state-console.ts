@@ -3,14 +3,9 @@
  * Pure: reads the `steady_state` object of a result. Rust: print_steady_state (output/console.rs).
  */
 import { pyFixed } from '../metrics/py-number.ts'
+import { center } from './console.ts'
 
 const WIDTH = 47
-
-function center(text: string, fill: string, width: number): string {
-  const pad = Math.max(0, width - text.length)
-  const left = Math.floor(pad / 2)
-  return fill.repeat(left) + text + fill.repeat(pad - left)
-}
 
 const row = (label: string, value: string): string => `${label.padEnd(35)} ${value}`
 const num = (o: Record<string, unknown>, key: string): number => {

@@ -4,6 +4,7 @@
  */
 import { percentileWord } from '../metrics/calculate.ts'
 import { pyFixed } from '../metrics/py-number.ts'
+import { center } from './console.ts'
 import { resultForFile } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 
@@ -27,12 +28,6 @@ export interface SweepColumn {
 const PARAM_NAMES: Record<SweepParameter, string> = {
   max_concurrency: 'Max Concurrency',
   request_rate: 'Request Rate',
-}
-
-function center(text: string, fill: string, width: number): string {
-  const pad = Math.max(0, width - text.length)
-  const left = Math.floor(pad / 2)
-  return fill.repeat(left) + text + fill.repeat(pad - left)
 }
 
 /** The columns of the summary table: the fixed set, then TTFT and TPOT for each extra percentile. */
