@@ -28,12 +28,12 @@ export function center(text: string, fill: string, width: number = WIDTH): strin
 }
 
 /** Python `'{:<40} {:<10}'`: an int or text value. */
-function row(label: string, value: number | string): string {
+export function row(label: string, value: number | string): string {
   return `${label.padEnd(40)} ${String(value).padEnd(10)}`
 }
 
 /** Python `'{:<40} {:<10.2f}'`. */
-function floatRow(label: string, value: number): string {
+export function floatRow(label: string, value: number): string {
   return row(label, pyFixed(value, 2))
 }
 
@@ -49,7 +49,7 @@ const SECTIONS: Record<PercentileMetric, { name: string; header: string }> = {
   },
 }
 
-const num = (result: BenchResult, key: string): number => {
+const num = (result: Readonly<Record<string, unknown>>, key: string): number => {
   const value = result[key]
   return typeof value === 'number' ? value : Number.NaN
 }
@@ -92,6 +92,25 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
     lines.push(floatRow('Max probe E2EL (ms):', num(result, 'probe_max_e2el_ms')))
   }
 
+  lines.push(...statisticsSections(result, options))
+  // Python prints spec-decode figures only when no diffusion figures took their place.
+  if (typeof result.spec_decode_acceptance_rate === 'number' && !('diffusion_committed_tokens' in result)) {
+    lines.push(...specDecodeSection(result))
+  }
+  lines.push('='.repeat(WIDTH))
+  return `${lines.join('\n')}\n`
+}
+
+/**
+ * The statistics sections of the families selected whose keys are in the result, in
+ * {@link PERCENTILE_METRICS} order: a header, Mean, Median and each percentile. Without a tokenizer
+ * the ttft, tpot and itl sections are left out.
+ */
+export function statisticsSections(
+  result: Readonly<Record<string, unknown>>,
+  options: Pick<ResultTableOptions, 'percentileMetrics' | 'metricPercentiles' | 'hasTokenizer'>,
+): string[] {
+  const lines: string[] = []
   for (const family of PERCENTILE_METRICS) {
     if (!options.percentileMetrics.includes(family) || !(`mean_${family}_ms` in result)) continue
     if (!options.hasTokenizer && (family === 'ttft' || family === 'tpot' || family === 'itl')) continue
@@ -104,12 +123,7 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
       lines.push(floatRow(`P${word} ${name} (ms):`, num(result, `p${word}_${family}_ms`)))
     }
   }
-  // Python prints spec-decode figures only when no diffusion figures took their place.
-  if (typeof result.spec_decode_acceptance_rate === 'number' && !('diffusion_committed_tokens' in result)) {
-    lines.push(...specDecodeSection(result))
-  }
-  lines.push('='.repeat(WIDTH))
-  return `${lines.join('\n')}\n`
+  return lines
 }
 
 function specDecodeSection(result: BenchResult): string[] {

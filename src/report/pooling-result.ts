@@ -6,10 +6,8 @@
  */
 import type { PercentileMetric } from '../config/bench-config.ts'
 import type { RequestRecord } from '../config/records.ts'
-import { percentileWord } from '../metrics/calculate.ts'
 import type { PoolingMetrics } from '../metrics/calculate-pooling.ts'
-import { pyFixed } from '../metrics/py-number.ts'
-import { center } from './console.ts'
+import { center, floatRow, row, statisticsSections } from './console.ts'
 import { type ExtraResultKeys, type ResultSetup, setupKeys } from './result-json.ts'
 
 /** A pooling run's result, keyed and ordered as Python writes it. There is no `failed` key. */
@@ -77,15 +75,6 @@ export interface PoolingTableOptions {
   failed: number
 }
 
-const SECTIONS: Partial<Record<PercentileMetric, { name: string; header: string }>> = {
-  e2el: { name: 'E2EL', header: 'End-to-end Latency' },
-  client_queue_time: { name: 'Client Queue Time', header: 'Client-side Queueing' },
-  e2el_including_client_queue: {
-    name: 'E2EL incl. Client Queue',
-    header: 'Queue-inclusive End-to-end Latency',
-  },
-}
-
 /**
  * The `Serving Benchmark Result` block of a pooling run: no output-token rows, an
  * `Input throughput (inputs/s):` row after the request throughput, and the E2EL section.
@@ -102,33 +91,14 @@ export function formatPoolingResultTable(result: PoolingBenchResult, options: Po
   lines.push(floatRow('Request throughput (req/s):', result.request_throughput))
   lines.push(floatRow('Input throughput (inputs/s):', result.input_sequence_throughput))
   lines.push(floatRow('Total token throughput (tok/s):', result.total_token_throughput))
-  for (const [family, section] of Object.entries(SECTIONS) as Array<
-    [PercentileMetric, { name: string; header: string }]
-  >) {
-    if (!options.percentileMetrics.includes(family) || !(`mean_${family}_ms` in result)) continue
-    lines.push(center(section.header, '-'))
-    lines.push(floatRow(`Mean ${section.name} (ms):`, num(result, `mean_${family}_ms`)))
-    lines.push(floatRow(`Median ${section.name} (ms):`, num(result, `median_${family}_ms`)))
-    for (const p of options.metricPercentiles) {
-      const word = percentileWord(p)
-      lines.push(floatRow(`P${word} ${section.name} (ms):`, num(result, `p${word}_${family}_ms`)))
-    }
-  }
+  // No token stream: the sections of the families that need one are left out, as without a tokenizer.
+  lines.push(
+    ...statisticsSections(result, {
+      percentileMetrics: options.percentileMetrics,
+      metricPercentiles: options.metricPercentiles,
+      hasTokenizer: false,
+    }),
+  )
   lines.push('='.repeat(50))
   return `${lines.join('\n')}\n`
-}
-
-/** Python `'{:<40} {:<10}'`. */
-function row(label: string, value: number | string): string {
-  return `${label.padEnd(40)} ${String(value).padEnd(10)}`
-}
-
-/** Python `'{:<40} {:<10.2f}'`. */
-function floatRow(label: string, value: number): string {
-  return row(label, pyFixed(value, 2))
-}
-
-function num(result: PoolingBenchResult, key: string): number {
-  const value = result[key]
-  return typeof value === 'number' ? value : Number.NaN
 }
