@@ -10,7 +10,7 @@ import { percentileWord } from '../metrics/calculate.ts'
 import { mean } from '../metrics/percentile.ts'
 import { pyFixed } from '../metrics/py-number.ts'
 import { center } from './console.ts'
-import type { ExtraResultKeys } from './result-json.ts'
+import { type ExtraResultKeys, setRequestArrays } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 
 /** One sent turn, with the conversation it belongs to. */
@@ -122,16 +122,10 @@ export function buildMultiTurnResult(setup: MultiTurnSetup): BenchResult {
     return entry
   })
   // Kept in memory for assertions; the writer drops them unless --save-detailed.
-  const records = setup.turns.map((t) => t.record)
-  out.input_lens = records.map((r) => r.promptLen)
-  out.output_lens = records.map((r) => (r.success ? r.outputLen : 0))
-  out.ttfts = records.map((r) => r.ttftS)
-  out.itls = records.map((r) => [...r.itlS])
-  out.latencies = records.map((r) => r.latencyS)
-  out.start_times = records.map((r) => r.startTimeS)
-  out.queue_times = records.map((r) => r.queueTimeS)
-  out.generated_texts = records.map((r) => r.generatedText)
-  out.errors = records.map((r) => r.error)
+  setRequestArrays(
+    out,
+    setup.turns.map((t) => t.record),
+  )
   return out as BenchResult
 }
 

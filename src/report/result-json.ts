@@ -58,7 +58,20 @@ export function buildResult(
   out.request_goodput = metrics.requestGoodput
   out.output_throughput = metrics.outputThroughput
   out.total_token_throughput = metrics.totalTokenThroughput
-  // Per-request arrays are 1:1 with dispatch order, failures included, with their raw timings.
+  setRequestArrays(out, records)
+  out.max_output_tokens_per_s = metrics.maxOutputTokensPerS
+  out.max_concurrent_requests = metrics.maxConcurrentRequests
+  out.rtfx = rtfx(records, metrics.durationS)
+  for (const [key, value] of extra) out[key] = value
+  for (const [key, value] of metrics.statistics) out[key] = value
+  return out as BenchResult
+}
+
+/**
+ * Sets the per-request arrays ({@link DETAILED_KEYS}, in that order): 1:1 with `records`, failures
+ * included, with their raw timings; a failed request's output length is 0.
+ */
+export function setRequestArrays(out: Record<string, unknown>, records: readonly RequestRecord[]): void {
   out.input_lens = records.map((r) => r.promptLen)
   out.output_lens = records.map((r) => (r.success ? r.outputLen : 0))
   out.ttfts = records.map((r) => r.ttftS)
@@ -68,12 +81,6 @@ export function buildResult(
   out.queue_times = records.map((r) => r.queueTimeS)
   out.generated_texts = records.map((r) => r.generatedText)
   out.errors = records.map((r) => r.error)
-  out.max_output_tokens_per_s = metrics.maxOutputTokensPerS
-  out.max_concurrent_requests = metrics.maxConcurrentRequests
-  out.rtfx = rtfx(records, metrics.durationS)
-  for (const [key, value] of extra) out[key] = value
-  for (const [key, value] of metrics.statistics) out[key] = value
-  return out as BenchResult
 }
 
 /**
