@@ -6,8 +6,9 @@ import {
   createAbort,
   describeFailure,
   httpErrorText,
+  pendingOutput,
+  postOptions,
   readErrorBody,
-  readTimeoutMsOf,
 } from './stream-request.ts'
 import type { BackendRequest } from './types.ts'
 
@@ -25,36 +26,15 @@ export async function sendPoolingRequest(
   body: Record<string, unknown>,
   numInputSequences: number,
 ): Promise<RequestOutput> {
-  const output: RequestOutput = {
-    success: false,
-    error: '',
-    generatedText: '',
-    promptLen: req.promptLen,
-    outputTokens: null,
-    ttftS: 0,
-    itlS: [],
-    latencyS: 0,
-    startTimeS: 0,
-    numInputSequences,
-  }
+  const output: RequestOutput = { ...pendingOutput(req), numInputSequences }
   const abort = createAbort(req)
-  const readTimeoutMs = readTimeoutMsOf(req)
-  const headers = buildHeaders(req)
-  const text = JSON.stringify(body)
+  const options = postOptions(req, client, buildHeaders(req), JSON.stringify(body), abort)
   const startMs = performance.now()
   output.startTimeS = startMs / 1000
   try {
     let response: Awaited<ReturnType<typeof request>>
     try {
-      response = await request(req.url, {
-        method: 'POST',
-        headers,
-        body: text,
-        dispatcher: client.dispatcher,
-        signal: abort?.signal,
-        headersTimeout: readTimeoutMs,
-        bodyTimeout: readTimeoutMs,
-      })
+      response = await request(req.url, options)
     } catch (error) {
       output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
       return output

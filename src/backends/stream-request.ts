@@ -59,33 +59,15 @@ export async function sendStream(
   headers: Record<string, string>,
   createHandler: (startMs: number, output: RequestOutput) => StreamHandler,
 ): Promise<RequestOutput> {
-  const output: RequestOutput = {
-    success: false,
-    error: '',
-    generatedText: '',
-    promptLen: req.promptLen,
-    outputTokens: null,
-    ttftS: 0,
-    itlS: [],
-    latencyS: 0,
-    startTimeS: 0,
-  }
+  const output = pendingOutput(req)
   const abort = createAbort(req)
-  const readTimeoutMs = readTimeoutMsOf(req)
+  const options = postOptions(req, client, headers, body, abort)
   const startMs = performance.now()
   output.startTimeS = startMs / 1000
   try {
     let response: Awaited<ReturnType<typeof request>>
     try {
-      response = await request(req.url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: client.dispatcher,
-        signal: abort?.signal,
-        headersTimeout: readTimeoutMs,
-        bodyTimeout: readTimeoutMs,
-      })
+      response = await request(req.url, options)
     } catch (error) {
       output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
       req.onEarlyFailure?.({ kind: 'connect', timedOut: abort?.reason() !== undefined || isTimeout(error) })
@@ -115,6 +97,45 @@ export async function sendStream(
     return output
   } finally {
     abort?.dispose()
+  }
+}
+
+/** A request's output before it is sent: failed with no error text, no timings, the dataset's prompt length. */
+export function pendingOutput(req: BackendRequest): RequestOutput {
+  return {
+    success: false,
+    error: '',
+    generatedText: '',
+    promptLen: req.promptLen,
+    outputTokens: null,
+    ttftS: 0,
+    itlS: [],
+    latencyS: 0,
+    startTimeS: 0,
+  }
+}
+
+/**
+ * undici options of a request's POST: its headers and body, the client's dispatcher, the abort
+ * signal, and the read timeout for both the headers and each body chunk. Built before the clock
+ * starts.
+ */
+export function postOptions(
+  req: BackendRequest,
+  client: HttpClient,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+  abort: Abort | undefined,
+): Parameters<typeof request>[1] {
+  const readTimeoutMs = readTimeoutMsOf(req)
+  return {
+    method: 'POST',
+    headers,
+    body,
+    dispatcher: client.dispatcher,
+    signal: abort?.signal,
+    headersTimeout: readTimeoutMs,
+    bodyTimeout: readTimeoutMs,
   }
 }
 
