@@ -1,30 +1,23 @@
-import type { RequestOutput } from '../config/records.ts'
-import type { HttpClient } from './http.ts'
-import { mergeCommon, poolingInput, sendPoolingRequest } from './pooling-request.ts'
+import { createPoolingBackend, mergeCommon, poolingInput } from './pooling-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
 
 /** Path of the OpenAI embeddings API. */
 export const EMBEDDINGS_PATH = '/v1/embeddings'
 
 /** The `openai-embeddings` backend: texts (or token ids) in `input`. */
-export const embeddingsBackend: Backend = {
-  name: 'openai-embeddings',
-  defaultEndpointPath: EMBEDDINGS_PATH,
-  task: 'pooling',
-  send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
-    return sendPoolingRequest(request, client, buildEmbeddingsBody(request), request.promptList?.length ?? 1)
-  },
-}
+export const embeddingsBackend: Backend = createPoolingBackend(
+  'openai-embeddings',
+  EMBEDDINGS_PATH,
+  buildEmbeddingsBody,
+)
 
 /** The `openai-embeddings-chat` backend: one user message, as chat sends it. */
-export const embeddingsChatBackend: Backend = {
-  name: 'openai-embeddings-chat',
-  defaultEndpointPath: EMBEDDINGS_PATH,
-  task: 'pooling',
-  send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
-    return sendPoolingRequest(request, client, buildEmbeddingsChatBody(request), 1)
-  },
-}
+export const embeddingsChatBackend: Backend = createPoolingBackend(
+  'openai-embeddings-chat',
+  EMBEDDINGS_PATH,
+  buildEmbeddingsChatBody,
+  () => 1,
+)
 
 /**
  * `{model, input}` then `extraBody`. Rust: `openai-embeddings` in backends/pooling.rs. Deviation

@@ -1,4 +1,5 @@
 import { request } from 'undici'
+import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import {
@@ -10,7 +11,28 @@ import {
   postOptions,
   readErrorBody,
 } from './stream-request.ts'
-import type { BackendRequest } from './types.ts'
+import type { Backend, BackendRequest } from './types.ts'
+
+/**
+ * A pooling backend (`task: 'pooling'`): sends `buildBody(request)` with {@link sendPoolingRequest},
+ * counting the inputs it carried with `countInputs` (by default the batch size, 1 without a batch).
+ */
+export function createPoolingBackend(
+  name: BackendName,
+  defaultEndpointPath: string,
+  buildBody: (request: BackendRequest) => Record<string, unknown>,
+  countInputs: (request: BackendRequest, body: Record<string, unknown>) => number = batchSize,
+): Backend {
+  return {
+    name,
+    defaultEndpointPath,
+    task: 'pooling',
+    send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
+      const body = buildBody(request)
+      return sendPoolingRequest(request, client, body, countInputs(request, body))
+    },
+  }
+}
 
 /**
  * Sends one non-streamed pooling request (embeddings, pooling, rerank) and times it.
@@ -82,4 +104,8 @@ export function mergeCommon(body: Record<string, unknown>, req: BackendRequest):
 /** What a pooling request embeds: the batch when there is one, else the token ids or the text. */
 export function poolingInput(req: BackendRequest): string | string[] | number[] {
   return req.promptList ?? req.prompt
+}
+
+function batchSize(request: BackendRequest): number {
+  return request.promptList?.length ?? 1
 }

@@ -1,22 +1,16 @@
-import type { RequestOutput } from '../config/records.ts'
-import type { HttpClient } from './http.ts'
-import { mergeCommon, sendPoolingRequest } from './pooling-request.ts'
+import { createPoolingBackend, mergeCommon } from './pooling-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
 
 /** Path of vLLM's rerank API (vLLM also serves `/rerank` and `/v2/rerank`). */
 export const RERANK_PATH = '/v1/rerank'
 
 /** The `vllm-rerank` backend: one query scored against documents. */
-export const rerankBackend: Backend = {
-  name: 'vllm-rerank',
-  defaultEndpointPath: RERANK_PATH,
-  task: 'pooling',
-  send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
-    const body = buildRerankBody(request)
-    const documents = body.documents
-    return sendPoolingRequest(request, client, body, Array.isArray(documents) ? documents.length : 1)
-  },
-}
+export const rerankBackend: Backend = createPoolingBackend(
+  'vllm-rerank',
+  RERANK_PATH,
+  buildRerankBody,
+  (_request, body) => (Array.isArray(body.documents) ? body.documents.length : 1),
+)
 
 /**
  * With a prompt list (`random-rerank`): `{model, query: list[0], documents: list[1..],
