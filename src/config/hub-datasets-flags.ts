@@ -2,39 +2,21 @@
  * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
  * them by name.
  */
-import type { ConfigIssue } from '../errors.ts'
-import type {
-  DatasetConfig,
-  HfDatasetConfig,
-  ShareGptDatasetConfig,
-  TokenizerConfig,
-} from './bench-config.ts'
+import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
+import { type DatasetFlagContext, type DatasetFlagResolver, needsTokenizer } from './dataset-flag-checks.ts'
 import type { Reader } from './resolve.ts'
 
-interface FlagContext {
-  tokenizer: TokenizerConfig
-  issues: ConfigIssue[]
-}
-
-type Resolver = (read: Reader, context: FlagContext) => DatasetConfig
+/** Why these datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */
+const TO_COUNT = 'it needs a tokenizer to count prompt tokens'
 
 /** `--dataset-name` → resolver. */
 export const HUB_DATASET_RESOLVERS = {
   sharegpt: resolveShareGpt,
   hf: resolveHf,
-} as const satisfies Record<string, Resolver>
+} as const satisfies Record<string, DatasetFlagResolver>
 
-function needsTokenizer(name: string, { tokenizer, issues }: FlagContext): void {
-  if (tokenizer.skipInit) {
-    issues.push({
-      path: '--skip-tokenizer-init',
-      message: `cannot be used with --dataset-name ${name}: it needs a tokenizer to count prompt tokens`,
-    })
-  }
-}
-
-function resolveShareGpt(read: Reader, context: FlagContext): ShareGptDatasetConfig {
-  needsTokenizer('sharegpt', context)
+function resolveShareGpt(read: Reader, context: DatasetFlagContext): ShareGptDatasetConfig {
+  needsTokenizer('sharegpt', context, TO_COUNT)
   const dataset: ShareGptDatasetConfig = {
     kind: 'sharegpt',
     disableShuffle: read.bool('--disable-shuffle'),
@@ -47,8 +29,8 @@ function resolveShareGpt(read: Reader, context: FlagContext): ShareGptDatasetCon
   return dataset
 }
 
-function resolveHf(read: Reader, context: FlagContext): HfDatasetConfig {
-  needsTokenizer('hf', context)
+function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
+  needsTokenizer('hf', context, TO_COUNT)
   const path = read.string('--dataset-path')
   const hfName = read.string('--hf-name')
   if (path === undefined) {

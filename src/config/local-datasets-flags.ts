@@ -9,15 +9,20 @@ import type {
   BackendName,
   BurstGptDatasetConfig,
   CustomDatasetConfig,
-  DatasetConfig,
   PrefixRepetitionDatasetConfig,
   SonnetDatasetConfig,
   SpecBenchDatasetConfig,
   SpeedBenchDatasetConfig,
   TimedTraceDatasetConfig,
   TimedTraceLabels,
-  TokenizerConfig,
 } from './bench-config.ts'
+import {
+  type DatasetFlagContext,
+  type DatasetFlagResolver,
+  needsTokenizer,
+  rejectPath,
+  requirePath,
+} from './dataset-flag-checks.ts'
 import type { Reader } from './resolve.ts'
 
 /** Upstream defaults of these datasets (Python V-ref parser; Rust `cli.rs`). */
@@ -33,14 +38,6 @@ export const DEFAULT_LOCAL_DATASETS = {
 /** Backends that send `/v1/completions` bodies, which can carry token-id prompts. */
 export const COMPLETIONS_BACKENDS: readonly BackendName[] = ['vllm', 'openai']
 
-interface FlagContext {
-  backend: BackendName
-  tokenizer: TokenizerConfig
-  issues: ConfigIssue[]
-}
-
-type Resolver = (read: Reader, context: FlagContext) => DatasetConfig
-
 /** `--dataset-name` → resolver, aliases included (`prefix-repetition`, `speed-bench`, `timed-trace`). */
 export const LOCAL_DATASET_RESOLVERS = {
   custom: resolveCustom,
@@ -53,32 +50,9 @@ export const LOCAL_DATASET_RESOLVERS = {
   spec_bench: resolveSpecBench,
   timed_trace: resolveTimedTrace,
   'timed-trace': resolveTimedTrace,
-} as const satisfies Record<string, Resolver>
+} as const satisfies Record<string, DatasetFlagResolver>
 
-function needsTokenizer(name: string, { tokenizer, issues }: FlagContext): void {
-  if (tokenizer.skipInit)
-    issues.push({
-      path: '--skip-tokenizer-init',
-      message: `cannot be used with --dataset-name ${name}: it needs a tokenizer`,
-    })
-}
-
-function requirePath(read: Reader, name: string, what: string, issues: ConfigIssue[]): string {
-  const path = read.string('--dataset-path')
-  if (path === undefined)
-    issues.push({ path: '--dataset-path', message: `is required with --dataset-name ${name} (${what})` })
-  return path ?? ''
-}
-
-function rejectPath(read: Reader, name: string, issues: ConfigIssue[]): void {
-  if (read.string('--dataset-path') !== undefined)
-    issues.push({
-      path: '--dataset-path',
-      message: `cannot be used with --dataset-name ${name} (it generates its prompts)`,
-    })
-}
-
-function resolveCustom(read: Reader, context: FlagContext): CustomDatasetConfig {
+function resolveCustom(read: Reader, context: DatasetFlagContext): CustomDatasetConfig {
   needsTokenizer('custom', context)
   const path = requirePath(read, 'custom', 'a .jsonl file', context.issues)
   const outputLen =
@@ -100,7 +74,7 @@ function resolveCustom(read: Reader, context: FlagContext): CustomDatasetConfig 
   }
 }
 
-function resolveSonnet(read: Reader, context: FlagContext): SonnetDatasetConfig {
+function resolveSonnet(read: Reader, context: DatasetFlagContext): SonnetDatasetConfig {
   needsTokenizer('sonnet', context)
   const d = DEFAULT_LOCAL_DATASETS.sonnet
   const path = read.string('--dataset-path')
@@ -113,7 +87,7 @@ function resolveSonnet(read: Reader, context: FlagContext): SonnetDatasetConfig 
   }
 }
 
-function resolvePrefixRepetition(read: Reader, context: FlagContext): PrefixRepetitionDatasetConfig {
+function resolvePrefixRepetition(read: Reader, context: DatasetFlagContext): PrefixRepetitionDatasetConfig {
   needsTokenizer('prefix_repetition', context)
   rejectPath(read, 'prefix_repetition', context.issues)
   const d = DEFAULT_LOCAL_DATASETS.prefixRepetition
@@ -134,12 +108,12 @@ function resolvePrefixRepetition(read: Reader, context: FlagContext): PrefixRepe
   return config
 }
 
-function resolveBurstGpt(read: Reader, context: FlagContext): BurstGptDatasetConfig {
+function resolveBurstGpt(read: Reader, context: DatasetFlagContext): BurstGptDatasetConfig {
   needsTokenizer('burstgpt', context)
   return { kind: 'burstgpt', path: requirePath(read, 'burstgpt', 'the BurstGPT .csv file', context.issues) }
 }
 
-function resolveSpeedBench(read: Reader, context: FlagContext): SpeedBenchDatasetConfig {
+function resolveSpeedBench(read: Reader, context: DatasetFlagContext): SpeedBenchDatasetConfig {
   needsTokenizer('speed_bench', context)
   const d = DEFAULT_LOCAL_DATASETS.speedBench
   const category = read.string('--speed-bench-category')
@@ -159,7 +133,7 @@ function resolveSpeedBench(read: Reader, context: FlagContext): SpeedBenchDatase
   }
 }
 
-function resolveSpecBench(read: Reader, context: FlagContext): SpecBenchDatasetConfig {
+function resolveSpecBench(read: Reader, context: DatasetFlagContext): SpecBenchDatasetConfig {
   needsTokenizer('spec_bench', context)
   const category = read.string('--spec-bench-category')
   return {
@@ -172,7 +146,7 @@ function resolveSpecBench(read: Reader, context: FlagContext): SpecBenchDatasetC
   }
 }
 
-function resolveTimedTrace(read: Reader, context: FlagContext): TimedTraceDatasetConfig {
+function resolveTimedTrace(read: Reader, context: DatasetFlagContext): TimedTraceDatasetConfig {
   const { issues } = context
   needsTokenizer('timed_trace', context)
   const path = requirePath(read, 'timed_trace', 'a JSONL trace', issues)

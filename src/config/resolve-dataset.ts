@@ -6,7 +6,13 @@ import {
   parseRangeRatio,
 } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
-import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'
+import type { BackendName, DatasetConfig } from './bench-config.ts'
+import {
+  type DatasetFlagContext,
+  type DatasetFlagResolver,
+  needsTokenizer,
+  rejectPath,
+} from './dataset-flag-checks.ts'
 import { defaultBenchConfig, POOLING_BACKENDS } from './defaults.ts'
 import { HUB_DATASET_RESOLVERS } from './hub-datasets-flags.ts'
 import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
@@ -33,16 +39,8 @@ export const DATASET_NAMES = [
 
 export type DatasetName = (typeof DATASET_NAMES)[number]
 
-export interface DatasetFlagContext {
-  backend: BackendName
-  tokenizer: TokenizerConfig
-  issues: ConfigIssue[]
-}
-
 /** One resolver per `--dataset-name`: reads its own flags, reports its own issues. */
-const RESOLVERS: {
-  readonly [K in DatasetName]: (read: Reader, context: DatasetFlagContext) => DatasetConfig
-} = {
+const RESOLVERS: { readonly [K in DatasetName]: DatasetFlagResolver } = {
   random: resolveRandom,
   'random-mm': resolveRandomMm,
   'random-rerank': resolveRandomRerank,
@@ -58,19 +56,10 @@ export function resolveDatasetFlags(
   return RESOLVERS[name](read, context)
 }
 
-function resolveRandom(read: Reader, { backend, tokenizer, issues }: DatasetFlagContext): DatasetConfig {
-  if (read.string('--dataset-path') !== undefined) {
-    issues.push({
-      path: '--dataset-path',
-      message: 'cannot be used with --dataset-name random (it generates its prompts)',
-    })
-  }
-  if (tokenizer.skipInit) {
-    issues.push({
-      path: '--skip-tokenizer-init',
-      message: 'cannot be used with --dataset-name random: it needs a tokenizer',
-    })
-  }
+function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig {
+  const { backend, issues } = context
+  rejectPath(read, 'random', issues)
+  needsTokenizer('random', context)
   const dataset = defaultBenchConfig().dataset
   dataset.inputLen = read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? dataset.inputLen
   dataset.outputLen = read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? dataset.outputLen
@@ -93,20 +82,16 @@ function resolveRandom(read: Reader, { backend, tokenizer, issues }: DatasetFlag
   return dataset
 }
 
-function resolveRandomMm(read: Reader, { backend, tokenizer, issues }: DatasetFlagContext): DatasetConfig {
+function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConfig {
+  const { backend, issues } = context
   if (backend !== 'openai-chat') {
     issues.push({
       path: '--dataset-name',
       message: `random-mm needs --backend openai-chat (it sends images in chat messages); got --backend ${backend}`,
     })
   }
-  for (const [flag, why] of [
-    ['--dataset-path', 'cannot be used with --dataset-name random-mm (it generates its prompts)'],
-    ['--skip-tokenizer-init', 'cannot be used with --dataset-name random-mm: it needs a tokenizer'],
-  ] as const) {
-    if (flag === '--dataset-path' ? read.string(flag) !== undefined : tokenizer.skipInit)
-      issues.push({ path: flag, message: why })
-  }
+  rejectPath(read, 'random-mm', issues)
+  needsTokenizer('random-mm', context)
   const random = defaultBenchConfig().dataset
   return {
     kind: 'random-mm',
@@ -145,28 +130,16 @@ function checkBatchBackend(backend: BackendName, batchSize: number, issues: Conf
 /** Backends random-rerank can drive: a rerank API, or embeddings of query and documents. */
 const RERANK_BACKENDS: readonly BackendName[] = ['vllm-rerank', 'openai-embeddings', 'vllm-pooling']
 
-function resolveRandomRerank(
-  read: Reader,
-  { backend, tokenizer, issues }: DatasetFlagContext,
-): DatasetConfig {
+function resolveRandomRerank(read: Reader, context: DatasetFlagContext): DatasetConfig {
+  const { backend, issues } = context
   if (!RERANK_BACKENDS.includes(backend)) {
     issues.push({
       path: '--dataset-name',
       message: `random-rerank needs a pooling backend that takes a list of inputs (${RERANK_BACKENDS.join(', ')}); got --backend ${backend}`,
     })
   }
-  if (read.string('--dataset-path') !== undefined) {
-    issues.push({
-      path: '--dataset-path',
-      message: 'cannot be used with --dataset-name random-rerank (it generates its prompts)',
-    })
-  }
-  if (tokenizer.skipInit) {
-    issues.push({
-      path: '--skip-tokenizer-init',
-      message: 'cannot be used with --dataset-name random-rerank: it needs a tokenizer',
-    })
-  }
+  rejectPath(read, 'random-rerank', issues)
+  needsTokenizer('random-rerank', context)
   const random = defaultBenchConfig().dataset
   return {
     kind: 'random-rerank',
