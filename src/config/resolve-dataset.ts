@@ -6,7 +6,7 @@ import {
   parseRangeRatio,
 } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
-import type { BackendName, DatasetConfig } from './bench-config.ts'
+import type { BackendName, DatasetConfig, RandomDatasetConfig } from './bench-config.ts'
 import {
   type DatasetFlagContext,
   type DatasetFlagResolver,
@@ -61,10 +61,7 @@ function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig
   rejectPath(read, 'random', issues)
   needsTokenizer('random', context)
   const dataset = defaultBenchConfig().dataset
-  dataset.inputLen = read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? dataset.inputLen
-  dataset.outputLen = read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? dataset.outputLen
-  dataset.prefixLen = read.int('--random-prefix-len', 0) ?? dataset.prefixLen
-  dataset.rangeRatio = read.parsed('--random-range-ratio', parseRangeRatio) ?? dataset.rangeRatio
+  Object.assign(dataset, randomLengths(read, dataset))
   dataset.batchSize = read.int('--random-batch-size', 1) ?? 1
   if (dataset.batchSize > 1) checkBatchBackend(backend, dataset.batchSize, issues)
   dataset.promptTokenIds = read.bool('--prompt-token-ids')
@@ -92,13 +89,9 @@ function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConf
   }
   rejectPath(read, 'random-mm', issues)
   needsTokenizer('random-mm', context)
-  const random = defaultBenchConfig().dataset
   return {
     kind: 'random-mm',
-    inputLen: read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? random.inputLen,
-    outputLen: read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? random.outputLen,
-    prefixLen: read.int('--random-prefix-len', 0) ?? random.prefixLen,
-    rangeRatio: read.parsed('--random-range-ratio', parseRangeRatio) ?? random.rangeRatio,
+    ...randomLengths(read, defaultBenchConfig().dataset),
     baseItemsPerRequest: read.int('--random-mm-base-items-per-request', 0) ?? 1,
     numMmItemsRangeRatio: read.number('--random-mm-num-mm-items-range-ratio') ?? 0,
     limitMmPerPrompt: read.parsed('--random-mm-limit-mm-per-prompt', parseMmLimit) ?? { ...DEFAULT_MM_LIMIT },
@@ -106,6 +99,22 @@ function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConf
       read.parsed('--random-mm-bucket-config', parseBucketConfig) ??
       parseBucketConfig(DEFAULT_MM_BUCKET_CONFIG),
     enableMultimodalChat: read.bool('--enable-multimodal-chat'),
+  }
+}
+
+/**
+ * The lengths random and random-mm share: `--input-len`/`--output-len` before their `--random-*`
+ * forms, then the prefix length and range ratio, each falling back to `defaults`.
+ */
+function randomLengths(
+  read: Reader,
+  defaults: RandomDatasetConfig,
+): Pick<RandomDatasetConfig, 'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio'> {
+  return {
+    inputLen: read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? defaults.inputLen,
+    outputLen: read.int('--output-len', 1) ?? read.int('--random-output-len', 1) ?? defaults.outputLen,
+    prefixLen: read.int('--random-prefix-len', 0) ?? defaults.prefixLen,
+    rangeRatio: read.parsed('--random-range-ratio', parseRangeRatio) ?? defaults.rangeRatio,
   }
 }
 
