@@ -8,16 +8,34 @@ export interface ServedModel {
   id: string
 }
 
+/** `authorization` when the endpoint has an API key, then its `--header` pairs: what calls besides benchmark requests send. */
+export function endpointHeaders(endpoint: ResolvedEndpoint): Record<string, string> {
+  return {
+    ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
+    ...endpoint.headers,
+  }
+}
+
+/**
+ * The served model (`--model` as both name and id, else the server's first model) and the name
+ * requests send: `--served-model-name`, else the served name.
+ */
+export async function resolveServedModel(
+  endpoint: ResolvedEndpoint,
+): Promise<{ served: ServedModel; requestModel: string }> {
+  const served = endpoint.model
+    ? { name: endpoint.model, id: endpoint.model }
+    : await fetchFirstModel(endpoint)
+  return { served, requestModel: endpoint.servedModelName ?? served.name }
+}
+
 /** Ask the server which model it serves. Python: get_first_model_from_server (serve.py). */
 export async function fetchFirstModel(endpoint: ResolvedEndpoint, timeoutMs = 30_000): Promise<ServedModel> {
   const url = `${endpoint.baseUrl}/v1/models`
   let body: unknown
   try {
     const response = await request(url, {
-      headers: {
-        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
-        ...endpoint.headers,
-      },
+      headers: endpointHeaders(endpoint),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     })

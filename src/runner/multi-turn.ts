@@ -15,7 +15,7 @@ import { buildMultiTurnResult, type TurnRecord } from '../report/multi-turn.ts'
 import { formatDate } from '../report/result-json.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
-import { fetchFirstModel } from './model-info.ts'
+import { endpointHeaders, resolveServedModel } from './model-info.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import type { RunHooks, RunOutcome } from './run-benchmark.ts'
 import { startRunExtras } from './run-extras.ts'
@@ -45,18 +45,12 @@ export async function runMultiTurn(
   const dataset: RandomDatasetConfig = config.dataset
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
-  const served = endpoint.model
-    ? { name: endpoint.model, id: endpoint.model }
-    : await fetchFirstModel(endpoint)
-  const requestModel = endpoint.servedModelName ?? served.name
+  const { served, requestModel } = await resolveServedModel(endpoint)
   const tokenizer = await loadTokenizer({
     id: config.tokenizer.id ?? served.id,
     baseUrl: endpoint.baseUrl,
     model: requestModel,
-    headers: {
-      ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
-      ...endpoint.headers,
-    },
+    headers: endpointHeaders(endpoint),
     mode: config.tokenizer.mode,
   })
   const conversations = await generateMultiTurnConversations(dataset, multiTurn, {

@@ -1,5 +1,6 @@
 import { request } from 'undici'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
+import { endpointHeaders } from './model-info.ts'
 
 /**
  * `--profile`: POST `{base}/start_profile` or `{base}/stop_profile` with the run's headers. A server
@@ -15,10 +16,7 @@ export async function callProfiler(
   try {
     const response = await request(url, {
       method: 'POST',
-      headers: {
-        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
-        ...endpoint.headers,
-      },
+      headers: endpointHeaders(endpoint),
     })
     const text = await response.body.text()
     if (response.statusCode >= 200 && response.statusCode < 300) {

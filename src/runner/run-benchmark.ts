@@ -13,7 +13,7 @@ import type { BenchResult } from '../report/result-types.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { dispatch } from './dispatcher.ts'
-import { fetchFirstModel } from './model-info.ts'
+import { endpointHeaders, resolveServedModel } from './model-info.ts'
 import { runMultiTurn } from './multi-turn.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { redactError, redactSecrets, secretsOf } from './redact.ts'
@@ -72,17 +72,14 @@ async function runMeasured(
   if (config.multiTurn) return runMultiTurn(config, hooks)
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
-  const served = endpoint.model
-    ? { name: endpoint.model, id: endpoint.model }
-    : await fetchFirstModel(endpoint)
-  const requestModel = endpoint.servedModelName ?? served.name
+  const { served, requestModel } = await resolveServedModel(endpoint)
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
   const tokenizer = tokenizerId
     ? await loadTokenizer({
         id: tokenizerId,
         baseUrl: endpoint.baseUrl,
         model: requestModel,
-        headers: { ...authHeader(endpoint.apiKey), ...endpoint.headers },
+        headers: endpointHeaders(endpoint),
         mode: config.tokenizer.mode,
         trustRemoteCode: config.tokenizer.trustRemoteCode,
       })
@@ -253,10 +250,6 @@ async function resolveOutputLen(output: RequestOutput, tokenizer: Tokenizer | un
   if (output.outputTokens) return output.outputTokens
   if (!tokenizer) return 1
   return (await tokenizer.encode(output.generatedText)).length
-}
-
-function authHeader(apiKey: string | undefined): Record<string, string> {
-  return apiKey ? { authorization: `Bearer ${apiKey}` } : {}
 }
 
 function withSignal<T extends object>(

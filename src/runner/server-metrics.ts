@@ -2,6 +2,7 @@ import { request } from 'undici'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
 import { parsePrometheusText } from '../metrics/prometheus.ts'
 import { readSpecDecodeCounters, type SpecDecodeCounters } from '../metrics/spec-decode.ts'
+import { endpointHeaders } from './model-info.ts'
 
 const SCRAPE_TIMEOUT_MS = 10_000
 
@@ -29,10 +30,7 @@ export async function scrapeSpecDecode(
 export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<string | undefined> {
   try {
     const response = await request(`${endpoint.baseUrl}/metrics`, {
-      headers: {
-        ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}),
-        ...endpoint.headers,
-      },
+      headers: endpointHeaders(endpoint),
       headersTimeout: SCRAPE_TIMEOUT_MS,
       bodyTimeout: SCRAPE_TIMEOUT_MS,
     })
