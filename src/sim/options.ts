@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { TIKTOKEN_ENCODINGS, type TiktokenEncodingName } from '../tokenizer/tiktoken.ts'
 import { type FaultSpec, faultHelp, parseFaultFlag, type ResolvedFault, resolveFaults } from './faults.ts'
 import { resolveEngineShape, SIM_PROFILE_NAMES, type SimProfileName } from './profiles.ts'
 
@@ -12,24 +13,11 @@ export interface SimTokenizer {
   decode(ids: number[]): string
 }
 
-/** The js-tiktoken encodings the simulator can load by name. */
-export type SimTokenizerEncoding =
-  | 'cl100k_base'
-  | 'o200k_base'
-  | 'p50k_base'
-  | 'p50k_edit'
-  | 'r50k_base'
-  | 'gpt2'
+/** The js-tiktoken encodings the simulator can load by name: the client's built-in ones. */
+export type SimTokenizerEncoding = TiktokenEncodingName
 
 /** The encodings accepted by `--tokenizer`, in the order they are listed in error messages. */
-export const SIM_TOKENIZER_ENCODINGS: readonly SimTokenizerEncoding[] = [
-  'cl100k_base',
-  'o200k_base',
-  'p50k_base',
-  'p50k_edit',
-  'r50k_base',
-  'gpt2',
-]
+export const SIM_TOKENIZER_ENCODINGS: readonly SimTokenizerEncoding[] = TIKTOKEN_ENCODINGS
 
 /**
  * Options of the simulated vLLM server (`servebench sim`). Every field is optional.
