@@ -1,11 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises'
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
 import { ROOT, runCli, test } from './helpers.ts'
+import { type ProxyCall, startRecordingProxy } from './server-helpers.ts'
 
 const SMALL = [
   '--tokenizer',
@@ -16,58 +15,6 @@ const SMALL = [
   '16',
   '--disable-tqdm',
 ]
-
-interface Call {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: string
-}
-
-/** A recording proxy in front of the simulator; `fail` answers 500 instead of forwarding. */
-async function startProxy(
-  target: string,
-  fail: (call: Call) => boolean = () => false,
-): Promise<{ url: string; calls: Call[]; close(): Promise<void> }> {
-  const calls: Call[] = []
-  const { hostname, port } = new URL(target)
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const call = {
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      }
-      calls.push(call)
-      if (fail(call)) {
-        res.writeHead(500, { 'content-type': 'application/json' })
-        res.end('{"error":"injected"}')
-        return
-      }
-      const upstream = httpRequest(
-        { hostname, port, path: call.path, method: call.method, headers: req.headers },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers)
-          up.pipe(res)
-        },
-      )
-      upstream.end(call.body)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  }
-}
 
 async function readJsonFiles(dir: string): Promise<Record<string, Record<string, unknown>>> {
   const out: Record<string, Record<string, unknown>> = {}
@@ -84,7 +31,7 @@ describe('speculative decoding, steady state, probe and profile', () => {
     sim,
     tmpDir,
   }) => {
-    const proxy = await startProxy(sim.url)
+    const proxy = await startRecordingProxy(sim.url)
     try {
       const run = await runCli([
         'serve',
@@ -330,7 +277,7 @@ describe('multi-turn', () => {
     sim,
     tmpDir,
   }) => {
-    const proxy = await startProxy(sim.url)
+    const proxy = await startRecordingProxy(sim.url)
     try {
       const run = await runCli([
         'serve',
@@ -396,12 +343,12 @@ describe('multi-turn', () => {
   })
 
   test('stops a conversation at a failed turn, or goes on when asked', async ({ sim, tmpDir }) => {
-    const failTurn1 = (c: Call) => String(c.headers['x-request-id']).endsWith('conv-1-turn1')
+    const failTurn1 = (c: ProxyCall) => String(c.headers['x-request-id']).endsWith('conv-1-turn1')
     for (const [extra, expected] of [
       [[], { completed: 10, failed: 1, conversations_failed: 1 }],
       [['--multi-turn-continue-on-failure'], { completed: 11, failed: 1, conversations_failed: 1 }],
     ] as const) {
-      const proxy = await startProxy(sim.url, failTurn1)
+      const proxy = await startRecordingProxy(sim.url, failTurn1)
       try {
         const dir = join(tmpDir, String(extra.length))
         const run = await runCli([

@@ -1,10 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
 import { runCli, test } from './helpers.ts'
+import { startHttpServer } from './server-helpers.ts'
 
 const SMALL = [
   '--tokenizer',
@@ -112,11 +111,9 @@ describe('servebench serve against the simulator', () => {
   })
 
   test('counts HTTP errors as failed requests and still writes the result', async ({ tmpDir }) => {
-    const server = createServer((_req, res) => {
+    const { url, close } = await startHttpServer((_req, res) => {
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"loading"}')
     })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     try {
       const run = await runCli([
         'serve',
@@ -138,17 +135,15 @@ describe('servebench serve against the simulator', () => {
       expect(result).toMatchObject({ completed: 0, failed: 6 })
       expect((result.errors as string[])[0]).toMatch(/^HTTP 503/)
     } finally {
-      server.close()
+      await close()
     }
   })
 
   test('counts a malformed stream as a failed request', async ({ tmpDir }) => {
-    const server = createServer((_req, res) => {
+    const { url, close } = await startHttpServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       res.end('data: {"choices": [oops\n\ndata: [DONE]\n\n')
     })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     try {
       const run = await runCli([
         'serve',
@@ -169,7 +164,7 @@ describe('servebench serve against the simulator', () => {
       expect(result).toMatchObject({ completed: 0, failed: 3 })
       expect((result.errors as string[]).every((e) => e.length > 0)).toBe(true)
     } finally {
-      server.close()
+      await close()
     }
   })
 

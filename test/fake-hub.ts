@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { startHttpServer } from './server-helpers.ts'
 
 /** One repository the fake hub serves. */
 export interface FakeRepo {
@@ -59,7 +59,7 @@ export function isLfs(path: string, bytes: Buffer): boolean {
 export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
   const requests: string[] = []
   const cdn = new Map<string, Buffer>()
-  const server = createServer((req, res) => {
+  const server = await startHttpServer((req, res) => {
     requests.push(`${req.method} ${req.url}`)
     try {
       handle(req, res)
@@ -67,9 +67,7 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
       res.writeHead(500).end(String(error))
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
-  const endpoint = `http://127.0.0.1:${port}`
+  const endpoint = server.url
 
   function handle(req: IncomingMessage, res: ServerResponse): ServerResponse {
     const url = new URL(req.url ?? '/', endpoint)
@@ -180,7 +178,7 @@ export async function startFakeHub(options: FakeHubOptions): Promise<FakeHub> {
     endpoint,
     datasetsServer: `${endpoint}/ds`,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: server.close,
   }
 }
 

@@ -1,7 +1,6 @@
-import { createServer, request as httpRequest, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { describe, expect } from 'vitest'
 import { runCli, test } from './helpers.ts'
+import { startRecordingProxy } from './server-helpers.ts'
 
 interface ChatBody {
   model: string
@@ -9,30 +8,6 @@ interface ChatBody {
   max_completion_tokens: number
   stream: boolean
   ignore_eos?: boolean
-}
-
-// A pass-through to the simulator that keeps each chat body, so the test sees what was sent.
-async function recordingProxy(target: string): Promise<{ url: string; bodies: ChatBody[]; server: Server }> {
-  const bodies: ChatBody[] = []
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks)
-      if (req.url === '/v1/chat/completions') bodies.push(JSON.parse(body.toString('utf8')) as ChatBody)
-      const upstream = httpRequest(
-        `${target}${req.url}`,
-        { method: req.method, headers: req.headers },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers)
-          up.pipe(res)
-        },
-      )
-      upstream.end(body)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server }
 }
 
 const MM_ARGS = [
@@ -59,13 +34,17 @@ describe('servebench serve --dataset-name random-mm', () => {
   test('sends the text part, then the image parts, to the simulator; every request succeeds', async ({
     sim,
   }) => {
-    const proxy = await recordingProxy(sim.url)
+    // A pass-through to the simulator that keeps each request, so the test sees what was sent.
+    const proxy = await startRecordingProxy(sim.url)
     try {
       const run = await runCli(['serve', '--base-url', proxy.url, ...MM_ARGS])
       expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
       expect(run.code).toBe(0)
       expect(run.stdout).toMatch(/^Successful requests: +6 *$/m)
-      const bodies = proxy.bodies.filter((b) => b.max_completion_tokens === 8)
+      const bodies = proxy.calls
+        .filter((c) => c.path === '/v1/chat/completions')
+        .map((c) => JSON.parse(c.body) as ChatBody)
+        .filter((b) => b.max_completion_tokens === 8)
       expect(bodies).toHaveLength(6)
       for (const body of bodies) {
         expect(body.stream).toBe(true)
@@ -84,7 +63,7 @@ describe('servebench serve --dataset-name random-mm', () => {
         }
       }
     } finally {
-      await new Promise((resolve) => proxy.server.close(resolve))
+      await proxy.close()
     }
   })
 

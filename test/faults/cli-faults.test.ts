@@ -1,11 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../../src/report/schema/index.ts'
 import { startSimulator } from '../../src/sim/server.ts'
 import { runCli, test } from '../helpers.ts'
+import { startHttpServer } from '../server-helpers.ts'
 import { smallRunFlags } from './fault-helpers.ts'
 
 async function readResults(dir: string): Promise<{ text: string; json: Record<string, unknown> }[]> {
@@ -147,12 +146,11 @@ describe('secrets never leave the process', () => {
   })
 
   test('a server that echoes the credentials: the error texts are redacted', async ({ tmpDir }) => {
-    const server = createServer((req, res) => {
+    const server = await startHttpServer((req, res) => {
       res.writeHead(500, { 'content-type': 'text/plain' })
       res.end(`denied for ${req.headers.authorization} with ${req.headers['x-team-token']}`)
     })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const url = `http://user:pw-in-url-9999@127.0.0.1:${(server.address() as AddressInfo).port}`
+    const url = `http://user:pw-in-url-9999@127.0.0.1:${server.port}`
     try {
       const run = await runCli(
         [
@@ -179,7 +177,7 @@ describe('secrets never leave the process', () => {
         expect(text).not.toContain('pw-in-url-9999')
       }
     } finally {
-      server.close()
+      await server.close()
     }
   })
 

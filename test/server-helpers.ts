@@ -1,0 +1,82 @@
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type RequestListener,
+  type Server,
+} from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/** A `node:http` server started by a test. */
+export interface TestServer {
+  server: Server
+  port: number
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>
+}
+
+/** Starts a `node:http` server with `handler` on 127.0.0.1 and a free port. */
+export async function startHttpServer(handler: RequestListener): Promise<TestServer> {
+  const server = createServer(handler)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    server,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+/** One request the recording proxy saw. */
+export interface ProxyCall {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/**
+ * A recording proxy in front of `target` (the simulator): keeps every request, in arrival order,
+ * and forwards it; `fail` answers 500 instead of forwarding.
+ */
+export async function startRecordingProxy(
+  target: string,
+  fail: (call: ProxyCall) => boolean = () => false,
+): Promise<TestServer & { calls: ProxyCall[] }> {
+  const calls: ProxyCall[] = []
+  const { hostname, port } = new URL(target)
+  const proxy = await startHttpServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const call = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
+      calls.push(call)
+      if (fail(call)) {
+        res.writeHead(500, { 'content-type': 'application/json' })
+        res.end('{"error":"injected"}')
+        return
+      }
+      const upstream = httpRequest(
+        { hostname, port, path: call.path, method: call.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers)
+          up.pipe(res)
+        },
+      )
+      upstream.end(call.body)
+    })
+  })
+  return { ...proxy, calls }
+}
