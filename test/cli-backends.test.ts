@@ -1,8 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { validateResultFile } from '../src/report/schema/index.ts'
-import { runCli, test } from './helpers.ts'
+import { readOnlyResult, runCli, test } from './helpers.ts'
 
 const COMMON = [
   '--tokenizer',
@@ -13,14 +10,6 @@ const COMMON = [
   '4',
   '--disable-tqdm',
 ]
-
-async function onlyResult(dir: string): Promise<Record<string, unknown>> {
-  const files = await readdir(dir)
-  expect(files).toHaveLength(1)
-  const value = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as Record<string, unknown>
-  expect(validateResultFile(value)).toEqual({ valid: true })
-  return value
-}
 
 const save = (dir: string): string[] => ['--save-result', '--save-detailed', '--result-dir', dir]
 
@@ -45,7 +34,7 @@ describe('servebench serve with the other backends', () => {
     expect(run.stdout).toMatch(/^Input throughput \(inputs\/s\): {13}\d+\.\d\d/m)
     expect(run.stdout).toContain('----------------End-to-end Latency----------------')
     expect(run.stdout).not.toContain('Total generated tokens')
-    const result = await onlyResult(tmpDir)
+    const result = await readOnlyResult(tmpDir)
     expect(result).toMatchObject({ backend: 'openai-embeddings', completed: 4, total_input_sequences: 8 })
     expect(result).not.toHaveProperty('failed')
     expect(result.mean_e2el_ms as number).toBeGreaterThanOrEqual(40)
@@ -69,7 +58,7 @@ describe('servebench serve with the other backends', () => {
     ])
     expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
     expect(run.code).toBe(0)
-    const result = await onlyResult(tmpDir)
+    const result = await readOnlyResult(tmpDir)
     expect(result).toMatchObject({ backend: 'vllm-rerank', completed: 2, total_input_sequences: 8 })
   })
 
@@ -90,7 +79,7 @@ describe('servebench serve with the other backends', () => {
     expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^Total generated tokens: {18}48 {8}$/m)
-    const result = await onlyResult(tmpDir)
+    const result = await readOnlyResult(tmpDir)
     expect(result).toMatchObject({
       backend: 'openai-responses',
       completed: 8,
@@ -117,7 +106,7 @@ describe('servebench serve with the other backends', () => {
     expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^RTFx \(Inverse Real-Time Factor\): {9}\d+\.\d\d/m)
-    const result = await onlyResult(tmpDir)
+    const result = await readOnlyResult(tmpDir)
     // 100 prompt tokens are 2 s of audio each.
     expect(result.rtfx as number).toBeCloseTo(16 / (result.duration as number), 6)
   })

@@ -1,17 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { startFakeHub } from './fake-hub.ts'
-import { ROOT, runCli, test } from './helpers.ts'
+import { ROOT, readOnlyResult, runCli, test } from './helpers.ts'
 import { writeParquet } from './parquet-writer.ts'
 
 const SHAREGPT = join(ROOT, 'fixtures/datasets/sharegpt-small.json')
-
-async function readResult(dir: string): Promise<Record<string, unknown>> {
-  const files = await readdir(dir)
-  expect(files).toHaveLength(1)
-  return JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as Record<string, unknown>
-}
 
 describe('servebench serve with the hub datasets', () => {
   test('sharegpt from a local file against the simulator', async ({ sim, tmpDir }) => {
@@ -38,7 +31,7 @@ describe('servebench serve with the hub datasets', () => {
     expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^Successful requests: {21}12 {8}$/m)
-    const result = await readResult(tmpDir)
+    const result = await readOnlyResult(tmpDir)
     expect(result.completed).toBe(12)
     expect(result.output_lens).toEqual(Array(12).fill(8))
   })

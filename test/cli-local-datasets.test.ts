@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { loadTokenizer } from '../src/tokenizer/index.ts'
-import { ROOT, runCli, test } from './helpers.ts'
+import { ROOT, readOnlyResult, runCli, test } from './helpers.ts'
 
 const FIXTURES = join(ROOT, 'fixtures/datasets')
 
@@ -31,10 +31,7 @@ async function serve(url: string, dir: string, args: string[]): Promise<Detailed
   ])
   expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
   expect(run.code, run.stderr).toBe(0)
-  const files = await readdir(dir)
-  expect(files).toHaveLength(1)
-  const result = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as Record<string, unknown>
-  return result as unknown as Detailed
+  return (await readOnlyResult(dir)) as unknown as Detailed
 }
 
 describe('servebench serve with the local-file and synthetic datasets', () => {

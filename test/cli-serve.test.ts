@@ -1,8 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { validateResultFile } from '../src/report/schema/index.ts'
-import { runCli, test } from './helpers.ts'
+import { readOnlyResult, runCli, test } from './helpers.ts'
 import { startHttpServer } from './server-helpers.ts'
 
 const SMALL = [
@@ -14,15 +11,6 @@ const SMALL = [
   '16',
   '--disable-tqdm',
 ]
-
-async function readOnlyResult(dir: string): Promise<Record<string, unknown>> {
-  const files = await readdir(dir)
-  expect(files).toHaveLength(1)
-  const text = await readFile(join(dir, files[0]!), 'utf8')
-  const value = JSON.parse(text) as Record<string, unknown>
-  expect(validateResultFile(value)).toEqual({ valid: true })
-  return value
-}
 
 describe('servebench serve against the simulator', () => {
   test('prints the Python table, writes a valid JSON, and measures the simulator timings', async ({

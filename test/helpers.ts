@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { test as base } from 'vitest'
+import { test as base, expect } from 'vitest'
+import { validateResultFile } from '../src/report/schema/index.ts'
 import type { SimOptions } from '../src/sim/options.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 
@@ -48,6 +49,15 @@ export function runCli(
       resolvePromise({ code, signal, stdout, stderr })
     })
   })
+}
+
+/** The one result file in `dir`, parsed and checked against the result schema. */
+export async function readOnlyResult(dir: string): Promise<Record<string, unknown>> {
+  const files = await readdir(dir)
+  expect(files).toHaveLength(1)
+  const value = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as Record<string, unknown>
+  expect(validateResultFile(value)).toEqual({ valid: true })
+  return value
 }
 
 /** Fixtures: a fresh temp dir, and a simulator with exact timings (TTFT 40 ms, ITL 10 ms) unless overridden. */

@@ -1,13 +1,11 @@
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { expect } from 'vitest'
 import { parseArgs } from '../../src/cli/parse-args.ts'
 import type { BenchConfig } from '../../src/config/bench-config.ts'
 import { resolveServeFlags } from '../../src/config/resolve.ts'
 import type { BenchResult } from '../../src/report/result-types.ts'
-import { validateResultFile } from '../../src/report/schema/index.ts'
 import { writeResult } from '../../src/report/write.ts'
 import { type RunOutcome, runBenchmark } from '../../src/runner/run-benchmark.ts'
+import { readOnlyResult } from '../helpers.ts'
 
 /** The simulator's fixed timings in the `sim` fixture, and the tolerance the e2e tests allow above them. */
 export const FIXED_TTFT_S = 0.04
@@ -47,10 +45,7 @@ export async function runAndWrite(
   const outcome = await runBenchmark(config)
   config.output = { ...config.output, saveResult: true, saveDetailed: true, resultDir: dir }
   await writeResult(outcome.result, config.output, {})
-  const files = await readdir(dir)
-  expect(files).toHaveLength(1)
-  const file = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as BenchResult
-  expect(validateResultFile(file)).toEqual({ valid: true })
+  const file = (await readOnlyResult(dir)) as BenchResult
   return { outcome, file }
 }
 
