@@ -63,6 +63,15 @@ export function isSimProfileName(name: string): name is SimProfileName {
   return Object.hasOwn(SIM_PROFILES, name)
 }
 
+/** The step costs and KV-cache shape {@link resolveEngineShape} resolves from the options, a profile and the defaults. */
+type EngineShapeKey =
+  | 'decodeBaseMs'
+  | 'decodeMsPerSeq'
+  | 'prefillMsPerToken'
+  | 'numGpuBlocks'
+  | 'blockSize'
+  | 'enablePrefixCaching'
+
 /**
  * Resolves the step costs and KV-cache shape: explicit options, else the profile's, else the defaults. A
  * profile's blocks are 16 tokens; another block size keeps its token capacity. The cache must hold
@@ -70,27 +79,9 @@ export function isSimProfileName(name: string): name is SimProfileName {
  */
 export function resolveEngineShape(
   options: SimOptions,
-  defaults: Pick<
-    ResolvedSimOptions,
-    | 'maxModelLen'
-    | 'decodeBaseMs'
-    | 'decodeMsPerSeq'
-    | 'prefillMsPerToken'
-    | 'numGpuBlocks'
-    | 'blockSize'
-    | 'enablePrefixCaching'
-  >,
+  defaults: Pick<ResolvedSimOptions, EngineShapeKey | 'maxModelLen'>,
   issues: ConfigIssue[],
-): Pick<
-  ResolvedSimOptions,
-  | 'decodeBaseMs'
-  | 'decodeMsPerSeq'
-  | 'prefillMsPerToken'
-  | 'numGpuBlocks'
-  | 'blockSize'
-  | 'enablePrefixCaching'
-  | 'profileName'
-> {
+): Pick<ResolvedSimOptions, EngineShapeKey | 'profileName'> {
   const name = options.profileName
   if (name !== undefined && !isSimProfileName(name)) {
     issues.push({
