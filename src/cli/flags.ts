@@ -111,7 +111,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--tokenizer',
     'string',
     'Model and tokenizer',
-    'tokenizer.json path or folder, HF id (from the local cache), or a tiktoken encoding; else the model id.',
+    'tokenizer.json path or folder, HF id (cache, else downloaded from the hub), or a tiktoken encoding; else the model id.',
   ),
   s('--tokenizer-mode', 'string', 'Model and tokenizer', 'Accepted for compatibility; only "auto" is used.', {
     default: 'auto',
@@ -130,7 +130,8 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--skip-tokenizer-init',
     'boolean',
     'Model and tokenizer',
-    'Use no tokenizer (not usable with --dataset-name random).',
+    'Use no tokenizer. Every dataset servebench implements needs one, so this is rejected for now.',
+    { status: 'planned' },
   ),
   s('--lora-modules', 'list', 'Model and tokenizer', 'LoRA adapter names to spread requests over.', {
     status: 'planned',
@@ -521,7 +522,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--ignore-eos',
     'boolean',
     'Request content',
-    'Send ignore_eos: true (forced on for the random dataset).',
+    'Send ignore_eos: true (forced on for random, random-mm and timed_trace, as Python does).',
   ),
   s('--logprobs', 'int', 'Request content', 'Completions: logprobs per token.'),
   s(

@@ -136,7 +136,7 @@ export interface ServeBenchOptions {
   extraBody?: Record<string, unknown>
   /** `ignore_eos` (`--ignore-eos`). @default true for random, random-mm and timed traces (as Python forces it), else false */
   ignoreEos?: boolean
-  /** Label in the result file name and JSON. @default '<describe> > <name>' */
+  /** Label in the result file name and JSON. @default the benchmark's name */
   label?: string
   /** Extra top-level keys of the result JSON (`--metadata`). @default {} */
   metadata?: Record<string, string>

@@ -152,7 +152,7 @@ describe('resolveServeFlags', () => {
 
   it('rejects flags servebench does not implement yet, naming them', () => {
     expect(() => resolve(['--blazedit-min-distance', '0.1'])).toThrow(
-      '--blazedit-min-distance is not supported by servebench yet; see docs/cli.md for what is',
+      '--blazedit-min-distance is not supported by servebench yet; see docs/cli-flags.md for what is',
     )
   })
 

@@ -42,7 +42,10 @@ export function resolveServeFlags(
 
   for (const name of flags.keys()) {
     if (statusOf(name) === 'planned') {
-      issues.push({ path: name, message: 'is not supported by servebench yet; see docs/cli.md for what is' })
+      issues.push({
+        path: name,
+        message: 'is not supported by servebench yet; see docs/cli-flags.md for what is',
+      })
     }
   }
 

@@ -52,6 +52,7 @@ export async function runMultiTurn(
     model: requestModel,
     headers: endpointHeaders(endpoint),
     mode: config.tokenizer.mode,
+    trustRemoteCode: config.tokenizer.trustRemoteCode,
   })
   const conversations = await generateMultiTurnConversations(dataset, multiTurn, {
     tokenizer,

@@ -40,7 +40,8 @@ export type Attempt = (onEarlyFailure: (failure: EarlyFailure) => void) => Promi
  * body started are final. Waits `max(backoff, Retry-After)` between attempts, and stops waiting
  * when `signal` aborts. Each attempt stamps its own start time, so the output's timings are those
  * of the last attempt and the retries show as client queue time.
- * Deviation: neither upstream client retries; servebench does only when `--max-retries` asks.
+ * Deviation: Python never retries and the Rust port always retries connection errors (3 times);
+ * servebench retries only when `--max-retries` asks.
  */
 export async function sendWithRetries(
   attempt: Attempt,
