@@ -582,14 +582,20 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     },
   ),
   s('--no-steady-state', 'boolean', 'Metrics', 'Do not compute the steady-state window.', { parity: 'rust' }),
-  s('--plot-timeline', 'boolean', 'Metrics', 'Write a timeline plot.', {
-    status: 'planned',
-    parity: 'python',
-  }),
-  s('--timeline-itl-thresholds', 'string', 'Metrics', 'Timeline ITL thresholds.', {
-    status: 'planned',
-    parity: 'python',
-  }),
+  s(
+    '--plot-timeline',
+    'boolean',
+    'Metrics',
+    'Write <result name>.timeline.html next to the result: one bar per request (queue wait, TTFT, decode), slow ITL gaps highlighted. Single runs only.',
+    { parity: 'python' },
+  ),
+  s(
+    '--timeline-itl-thresholds',
+    'string',
+    'Metrics',
+    'Two comma-separated ITL thresholds in ms that colour the timeline: below, between, at or above.',
+    { default: '25,50', parity: 'python' },
+  ),
   s('--plot-dataset-stats', 'boolean', 'Metrics', 'Plot dataset statistics.', {
     status: 'planned',
     parity: 'python',

@@ -298,6 +298,10 @@ export interface OutputConfig {
   appendResult: boolean
   resultDir?: string
   resultFilename?: string
+  /** `--plot-timeline`: write `<result name>.timeline.html` next to the result. */
+  plotTimeline?: boolean
+  /** `--timeline-itl-thresholds` in ms, ascending; undefined = 25, 50. */
+  timelineItlThresholdsMs?: [number, number]
 }
 
 export interface BenchConfig {

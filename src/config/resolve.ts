@@ -135,6 +135,9 @@ export function resolveServeFlags(
   if (resultDir !== undefined) config.output.resultDir = resultDir
   const resultFilename = read.string('--result-filename')
   if (resultFilename !== undefined) config.output.resultFilename = resultFilename
+  if (read.bool('--plot-timeline')) config.output.plotTimeline = true
+  const itlThresholds = read.parsed('--timeline-itl-thresholds', parseItlThresholds)
+  if (itlThresholds !== undefined) config.output.timelineItlThresholdsMs = itlThresholds
   config.disableTqdm = read.bool('--disable-tqdm')
   resolveRunModeFlags(read, config, issues)
 
@@ -274,6 +277,24 @@ export function parseGoodput(values: string[] | string): GoodputConfig {
 }
 
 /** A fraction of requests in [0, 1]. */
+/** `--timeline-itl-thresholds 25,50`: two ascending ITL thresholds in ms. */
+export function parseItlThresholds(value: string): [number, number] {
+  const parts = value.split(',').map((p) => p.trim())
+  const ms = parts.map(Number)
+  const [low, high] = ms
+  if (
+    parts.length !== 2 ||
+    parts.some((p) => p === '') ||
+    !ms.every((v) => Number.isFinite(v) && v > 0) ||
+    !(low! < high!)
+  ) {
+    throw new Error(
+      `must be two ascending numbers of ms separated by a comma, such as 25,50 (got "${value}")`,
+    )
+  }
+  return [low!, high!]
+}
+
 function parseRatio(value: string): number {
   const ratio = Number(value)
   if (value.trim() === '' || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) {

@@ -2,7 +2,7 @@
  * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
  */
 import { mkdir, open, writeFile } from 'node:fs/promises'
-import { isAbsolute, join } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
@@ -61,5 +61,18 @@ export async function writeSummaryJson(
   const path = output.resultDir === undefined || isAbsolute(file) ? file : join(output.resultDir, file)
   if (output.resultDir !== undefined) await mkdir(output.resultDir, { recursive: true })
   await writeFile(path, toPythonJson(value), 'utf8')
+  return path
+}
+
+/** `<result name>.timeline.html` next to a result file, as Python names the `--plot-timeline` page. */
+export function timelinePath(resultFile: string): string {
+  return `${resultFile.replace(/\.jsonl?$/, '')}.timeline.html`
+}
+
+/** Writes a `--plot-timeline` page next to `resultFile` (its folder is created); returns its path. */
+export async function writeTimeline(html: string, resultFile: string): Promise<string> {
+  const path = timelinePath(resultFile)
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, html, 'utf8')
   return path
 }

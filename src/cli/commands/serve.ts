@@ -5,7 +5,8 @@ import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
 import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
-import { writeResult } from '../../report/write.ts'
+import { buildTimelineHtml } from '../../report/timeline-html.ts'
+import { resultPath, writeResult, writeTimeline } from '../../report/write.ts'
 import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { reportFailures } from '../failure-report.ts'
@@ -76,12 +77,27 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
           }),
     )
     process.stdout.write(formatSteadyStateSection(result.steady_state))
+    const naming = {
+      ...(config.label !== undefined ? { label: config.label } : {}),
+      ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+    }
     if (config.output.saveResult || config.output.appendResult || interrupted) {
-      const path = await writeResult(result, config.output, {
-        ...(config.label !== undefined ? { label: config.label } : {}),
-        ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-      })
+      const path = await writeResult(result, config.output, naming)
       console.log(`servebench: result written to ${path}`)
+    }
+    if (config.output.plotTimeline) {
+      // Named after the result file, as Python does, whether or not the result is saved.
+      if (task === 'pooling') {
+        console.error('servebench: --plot-timeline: a pooling run has no token stream; no timeline written')
+      } else {
+        const html = buildTimelineHtml(result, {
+          ...(config.output.timelineItlThresholdsMs
+            ? { itlThresholdsMs: config.output.timelineItlThresholdsMs }
+            : {}),
+        })
+        const path = await writeTimeline(html, resultPath(result, config.output, naming))
+        console.log(`servebench: timeline written to ${path}`)
+      }
     }
     const failures = reportFailures(config, records, retries)
     for (const line of failures.lines) console.error(line)
