@@ -130,8 +130,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--skip-tokenizer-init',
     'boolean',
     'Model and tokenizer',
-    'Use no tokenizer. Every dataset servebench implements needs one, so this is rejected for now.',
-    { status: 'planned' },
+    'Use no tokenizer: custom only (each prompt counts 1 token); the result has no TTFT/TPOT/ITL.',
   ),
   s('--lora-modules', 'list', 'Model and tokenizer', 'LoRA adapter names to spread requests over.', {
     status: 'planned',
@@ -230,9 +229,15 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--skip-chat-template',
     'boolean',
     'Dataset',
-    'custom: prompts are sent raw either way; silences the note.',
+    "custom, hf (InstructCoder, MT-Bench, Blazedit): send prompts without the tokenizer's chat template.",
   ),
-  planned('--chat-template-kwargs', 'string', 'Chat template kwargs (JSON).', 'python'),
+  s(
+    '--chat-template-kwargs',
+    'string',
+    'Dataset',
+    'JSON object of chat-template variables for client-side templating, e.g. \'{"enable_thinking": false}\'.',
+    { parity: 'python' },
+  ),
   planned('--custom-ensure-client-side-data', 'boolean', 'Custom multimodal data.', 'python'),
   s('--hf-name', 'string', 'Dataset', 'hf: dataset id that picks the family when --dataset-path is local.', {
     parity: 'python',
@@ -327,8 +332,12 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--spec-bench-category', 'string', 'Dataset', 'spec_bench: keep only this category.', {
     parity: 'python',
   }),
-  planned('--blazedit-min-distance', 'number', 'Blazedit minimum distance.', 'python'),
-  planned('--blazedit-max-distance', 'number', 'Blazedit maximum distance.', 'python'),
+  s('--blazedit-min-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≥ this.', {
+    parity: 'python',
+  }),
+  s('--blazedit-max-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≤ this.', {
+    parity: 'python',
+  }),
   planned('--asr-min-audio-len-sec', 'number', 'ASR minimum audio length.', 'python'),
   planned('--asr-max-audio-len-sec', 'number', 'ASR maximum audio length.', 'python'),
   planned('--bfcl-categories', 'string', 'BFCL categories.', 'python'),

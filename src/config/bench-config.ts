@@ -57,6 +57,8 @@ export interface TokenizerConfig {
   mode: string
   trustRemoteCode: boolean
   skipInit: boolean
+  /** `--chat-template-kwargs`: extra variables of the chat template (`{"enable_thinking": false}`). */
+  chatTemplateKwargs?: Record<string, unknown>
 }
 
 export interface RangeRatio {
@@ -93,7 +95,7 @@ export interface CustomDatasetConfig {
   path: string
   /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
   outputLen: number
-  /** `--skip-chat-template`: prompts are sent raw either way; this only silences the note. */
+  /** `--skip-chat-template`: send each prompt raw instead of rendered with the tokenizer's chat template. */
   skipChatTemplate: boolean
   disableShuffle: boolean
   noOversample: boolean
@@ -201,6 +203,10 @@ export interface HfDatasetConfig {
   textColumn?: string
   disableShuffle: boolean
   noOversample: boolean
+  /** `--skip-chat-template`: InstructCoder, MT-Bench and Blazedit prompts are sent raw. @default false */
+  skipChatTemplate?: boolean
+  /** `--blazedit-min-distance` / `--blazedit-max-distance`: keep Blazedit rows whose `norm_distance` is in range. */
+  blazeditDistance?: { min: number; max: number }
 }
 
 /** One `--random-mm-bucket-config` entry: an image (frames 1) or video size and its weight. */

@@ -36,6 +36,8 @@ export interface HfDatasetOptions extends OrderOptions {
   outputLen?: number
   /** Prompt column (`--hf-text-column`). @default auto-detected */
   textColumn?: string
+  /** Send InstructCoder, MT-Bench and Blazedit prompts without the chat template (`--skip-chat-template`). @default false */
+  skipChatTemplate?: boolean
 }
 
 export interface ShareGptDatasetSpec extends ShareGptDatasetOptions {
@@ -88,5 +90,6 @@ export function resolveHubDatasetSpec(
     ...optional('split', spec.split),
     ...optional('outputLen', spec.outputLen),
     ...optional('textColumn', spec.textColumn),
+    ...optional('skipChatTemplate', spec.skipChatTemplate),
   }
 }

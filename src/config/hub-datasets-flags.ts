@@ -2,6 +2,7 @@
  * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
  * them by name.
  */
+import type { ConfigIssue } from '../errors.ts'
 import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
 import { type DatasetFlagContext, type DatasetFlagResolver, needsTokenizer } from './dataset-flag-checks.ts'
 import type { Reader } from './resolve.ts'
@@ -55,5 +56,31 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   if (outputLen !== undefined) dataset.outputLen = outputLen
   const textColumn = read.string('--hf-text-column')
   if (textColumn !== undefined) dataset.textColumn = textColumn
+  if (read.bool('--skip-chat-template')) dataset.skipChatTemplate = true
+  const distance = readBlazeditDistance(read, context.issues)
+  if (distance !== undefined) dataset.blazeditDistance = distance
   return dataset
+}
+
+// Python's defaults are 0.0 and 1.0; without either flag no row is filtered.
+function readBlazeditDistance(read: Reader, issues: ConfigIssue[]): { min: number; max: number } | undefined {
+  const inRange = (name: string): number | undefined => {
+    const value = read.number(name)
+    if (value !== undefined && (value < 0 || value > 1)) {
+      issues.push({ path: name, message: `must be between 0 and 1 (got ${value})` })
+      return undefined
+    }
+    return value
+  }
+  const min = inRange('--blazedit-min-distance')
+  const max = inRange('--blazedit-max-distance')
+  if (min === undefined && max === undefined) return undefined
+  const range = { min: min ?? 0, max: max ?? 1 }
+  if (range.min > range.max) {
+    issues.push({
+      path: '--blazedit-min-distance',
+      message: `must not exceed --blazedit-max-distance (got ${range.min} > ${range.max})`,
+    })
+  }
+  return range
 }

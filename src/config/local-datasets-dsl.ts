@@ -25,7 +25,7 @@ export interface CustomDatasetOptions extends CommonOptions, OrderOptions {
   path: string
   /** Output tokens per request; -1 takes each line's `output_tokens` (`--custom-output-len`). @default 256 */
   outputLen?: number
-  /** Prompts are sent raw either way; `true` silences the note (`--skip-chat-template`). @default false */
+  /** Send prompts without the tokenizer's chat template (`--skip-chat-template`). @default false */
   skipChatTemplate?: boolean
 }
 

@@ -52,8 +52,8 @@ export const LOCAL_DATASET_RESOLVERS = {
   'timed-trace': resolveTimedTrace,
 } as const satisfies Record<string, DatasetFlagResolver>
 
+// custom is the one dataset Python runs with --skip-tokenizer-init (each prompt then counts 1 token).
 function resolveCustom(read: Reader, context: DatasetFlagContext): CustomDatasetConfig {
-  needsTokenizer('custom', context)
   const path = requirePath(read, 'custom', 'a .jsonl file', context.issues)
   const outputLen =
     read.int('--output-len', 1) ??

@@ -151,8 +151,8 @@ describe('resolveServeFlags', () => {
   })
 
   it('rejects flags servebench does not implement yet, naming them', () => {
-    expect(() => resolve(['--blazedit-min-distance', '0.1'])).toThrow(
-      '--blazedit-min-distance is not supported by servebench yet; see docs/cli-flags.md for what is',
+    expect(() => resolve(['--asr-min-audio-len-sec', '1'])).toThrow(
+      '--asr-min-audio-len-sec is not supported by servebench yet; see docs/cli-flags.md for what is',
     )
   })
 

@@ -76,6 +76,8 @@ export function resolveServeFlags(
   }
   const tokenizer = read.string('--tokenizer')
   if (tokenizer !== undefined) config.tokenizer.id = tokenizer
+  const chatTemplateKwargs = read.parsed('--chat-template-kwargs', parseJsonObject)
+  if (chatTemplateKwargs !== undefined) config.tokenizer.chatTemplateKwargs = chatTemplateKwargs
 
   // Dataset
   const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'

@@ -1,7 +1,8 @@
 import type { CustomDatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
-import type { DatasetContext } from './index.ts'
+import { renderUserPrompt, usesChatTemplate } from './chat-prompt.ts'
+import type { TokenizerFreeContext } from './index.ts'
 import { fieldError, oversample, parseJsonl, readDatasetFile, shuffled, typeName } from './sampling.ts'
 
 const NAME = 'custom'
@@ -9,19 +10,18 @@ const NAME = 'custom'
 /** `--custom-output-len -1`: take each line's `output_tokens`. */
 export const PER_LINE_OUTPUT_LEN = -1
 
-let warnedTemplate = false
-
 /**
  * The `custom` dataset (Python: `CustomDataset`; Rust §4.7). Each JSONL line is
  * `{"prompt": str, "output_tokens"?: int}`. Lines are shuffled with the seed (unless
  * `disableShuffle`), the first `numPrompts` are taken and repeated up to `numPrompts` unless
- * `noOversample`. `promptLen` counts `encode(prompt)` with special tokens, as Python does.
- * Deviation: no client-side chat template is applied (as in Rust); the chat backend's server
- * applies its own. A note says so once unless `skipChatTemplate`.
+ * `noOversample`. Each prompt is rendered as one user message with the tokenizer's chat template
+ * unless `skipChatTemplate`, the backend is a chat backend, or the tokenizer has none
+ * (`usesChatTemplate`). `promptLen` counts `encode(prompt)` with special tokens, as Python does;
+ * without a tokenizer (`--skip-tokenizer-init`) prompts are sent raw with `promptLen` 1, as Python.
  */
 export async function generateCustom(
   config: CustomDatasetConfig,
-  context: DatasetContext,
+  context: TokenizerFreeContext,
 ): Promise<SampleRequest[]> {
   const { path } = config
   if (!path.endsWith('.jsonl'))
@@ -49,18 +49,18 @@ export async function generateCustom(
     return { prompt, outputLen: perLine ? (tokens as number) : config.outputLen }
   })
   if (lines.length === 0) throw new DatasetError(`${NAME}: ${path} has no lines`)
-  if (!config.skipChatTemplate && !warnedTemplate) {
-    warnedTemplate = true
-    console.warn(
-      'servebench: custom prompts are sent without a client-side chat template ' +
-        '(--skip-chat-template silences this note)',
-    )
-  }
-
   const picked = shuffled(lines, context.seed, config.disableShuffle).slice(0, context.numPrompts)
   const requests: SampleRequest[] = []
-  for (const { prompt, outputLen } of picked) {
-    const promptLen = (await context.tokenizer.encode(prompt, { addSpecialTokens: true })).length
+  const { tokenizer } = context
+  const templated =
+    tokenizer !== undefined && usesChatTemplate(NAME, { ...context, tokenizer }, config.skipChatTemplate)
+  for (const { prompt: raw, outputLen } of picked) {
+    if (tokenizer === undefined) {
+      requests.push({ prompt: raw, promptLen: 1, expectedOutputLen: outputLen })
+      continue
+    }
+    const prompt = templated ? renderUserPrompt(raw, { ...context, tokenizer }) : raw
+    const promptLen = (await tokenizer.encode(prompt, { addSpecialTokens: true })).length
     requests.push({ prompt, promptLen, expectedOutputLen: outputLen })
   }
   return oversample(requests, context.numPrompts, context.seed, config.noOversample)

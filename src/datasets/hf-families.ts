@@ -1,3 +1,4 @@
+import type { HfDatasetConfig } from '../config/bench-config.ts'
 import { DatasetError } from '../errors.ts'
 import type { Row } from './hf-columns.ts'
 import type { SequenceLimits } from './hub-sampling.ts'
@@ -17,6 +18,10 @@ export interface HfFamily {
   ignoresOutputLen?: boolean
   /** The prompt and reference completion of a row; undefined skips the row. */
   extract(row: Row): { prompt: string; completion?: string } | undefined
+  /** Python renders the prompt as a user message with the chat template (unless `--skip-chat-template`). */
+  chatTemplate?: boolean
+  /** Rows this returns false for are skipped (Blazedit's distance range). */
+  accepts?(row: Row, config: HfDatasetConfig): boolean
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '')
@@ -28,7 +33,7 @@ const ZETA_PROMPT = (events: string, excerpt: string): string =>
   `into account the cursor location.\n\n### User Edits:\n\n${events}\n\n### User Excerpt:\n\n${excerpt}\n\n` +
   '### Response:\n\n'
 
-/** The families servebench implements. Deviation: prompts are sent raw; Python applies the chat template to InstructCoder, MT-Bench and Blazedit. */
+/** The families servebench implements. InstructCoder, MT-Bench and Blazedit prompts go through the chat template, as in Python. */
 export const HF_FAMILIES: readonly HfFamily[] = [
   {
     name: 'conversation',
@@ -44,6 +49,7 @@ export const HF_FAMILIES: readonly HfFamily[] = [
     name: 'instruct-coder',
     ids: ['likaixin/InstructCoder'],
     defaultOutputLen: 200,
+    chatTemplate: true,
     extract: (row) => ({
       prompt: `${str(row.input)}\n\n${str(row.instruction)} Just output the code, do not include any explanation.`,
     }),
@@ -52,6 +58,7 @@ export const HF_FAMILIES: readonly HfFamily[] = [
     name: 'mt-bench',
     ids: ['philschmid/mt-bench'],
     defaultOutputLen: 256,
+    chatTemplate: true,
     extract: (row) => ({ prompt: Array.isArray(row.turns) ? str(row.turns[0]) : '' }),
   },
   {
@@ -64,6 +71,8 @@ export const HF_FAMILIES: readonly HfFamily[] = [
     name: 'blazedit',
     ids: ['vdaita/edit_5k_char', 'vdaita/edit_10k_char'],
     defaultOutputLen: 4000,
+    chatTemplate: true,
+    accepts: withinBlazeditDistance,
     extract: (row) => ({
       prompt:
         'Given a code file, please apply the change requests and generate the new file.\n\nOriginal file:\n' +
@@ -118,4 +127,22 @@ export function findFamily(id: string): HfFamily | undefined {
     )
   }
   return HF_FAMILIES.find((f) => f.ids.includes(id))
+}
+
+/**
+ * Blazedit's `--blazedit-min-distance` / `--blazedit-max-distance` (Python: `BlazeditDataset`):
+ * a row is kept when its `norm_distance` column (the Levenshtein distance between the original and
+ * the edited file, normalised by length) lies in [min, max]. Without the flags every row is kept.
+ */
+export function withinBlazeditDistance(row: Row, config: HfDatasetConfig): boolean {
+  const range = config.blazeditDistance
+  if (range === undefined) return true
+  const distance = row.norm_distance
+  if (typeof distance !== 'number' || Number.isNaN(distance)) {
+    throw new DatasetError(
+      `hf: ${config.hfName ?? config.path}: a row has no numeric norm_distance ` +
+        `(got ${JSON.stringify(distance) ?? 'nothing'}), which --blazedit-min-distance and --blazedit-max-distance filter on`,
+    )
+  }
+  return distance >= range.min && distance <= range.max
 }

@@ -2,6 +2,7 @@ import type { HfDatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
+import { renderUserPrompt, usesChatTemplate } from './chat-prompt.ts'
 import { detectColumns, extractRow, type Row } from './hf-columns.ts'
 import { findFamily, type HfFamily } from './hf-families.ts'
 import { loadHfRows } from './hf-source.ts'
@@ -48,21 +49,27 @@ async function sampleFamily(
   rows: Row[],
   indices: number[],
   config: HfDatasetConfig,
-  { tokenizer, numPrompts }: DatasetContext,
+  context: DatasetContext,
 ): Promise<SampleRequest[]> {
+  const { tokenizer, numPrompts } = context
   const fixed = family.ignoresOutputLen ? undefined : (config.outputLen ?? family.defaultOutputLen)
+  const templated =
+    family.chatTemplate === true && usesChatTemplate('hf', context, config.skipChatTemplate ?? false)
   const requests: SampleRequest[] = []
   for (const index of indices) {
     if (requests.length >= numPrompts) break
-    const sample = family.extract(rows[index]!)
+    const row = rows[index]!
+    if (family.accepts && !family.accepts(row, config)) continue
+    const sample = family.extract(row)
     if (sample === undefined || sample.prompt === '') continue
-    const promptLen = (await tokenizer.encode(sample.prompt, { addSpecialTokens: true })).length
+    const prompt = templated ? renderUserPrompt(sample.prompt, context) : sample.prompt
+    const promptLen = (await tokenizer.encode(prompt, { addSpecialTokens: true })).length
     const outputLen =
       fixed ?? (await tokenizer.encode(sample.completion ?? '', { addSpecialTokens: true })).length
     if (outputLen <= 0) continue
     if (fixed === undefined && family.limits && !isValidSequence(promptLen, outputLen, family.limits))
       continue
-    requests.push({ prompt: sample.prompt, promptLen, expectedOutputLen: outputLen })
+    requests.push({ prompt, promptLen, expectedOutputLen: outputLen })
   }
   return requests
 }

@@ -1,5 +1,6 @@
-import type { DatasetConfig } from '../config/bench-config.ts'
+import type { BackendName, DatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
+import { DatasetError } from '../errors.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
 import { batchRequests } from './batch.ts'
 import { generateBurstGpt } from './burstgpt.ts'
@@ -31,7 +32,14 @@ export interface DatasetContext {
   numPrompts: number
   /** `--seed`: the same seed gives the same requests. */
   seed: number
+  /** The run's backend: the chat backends leave the chat template to the server. undefined = completions. */
+  backend?: BackendName
+  /** `--chat-template-kwargs`, passed to the tokenizer's chat template. */
+  chatTemplateKwargs?: Record<string, unknown>
 }
+
+/** `--skip-tokenizer-init`: a context without a tokenizer, which only `custom` accepts (Python). */
+export type TokenizerFreeContext = Omit<DatasetContext, 'tokenizer'> & { tokenizer?: Tokenizer }
 
 type DatasetGenerators = {
   [K in DatasetConfig['kind']]: (
@@ -56,8 +64,27 @@ const DATASETS: DatasetGenerators = {
   hf: generateHf,
 }
 
-/** Produces the run's requests, in order, with prompt lengths exact under `context.tokenizer`. */
-export function generateRequests(dataset: DatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {
+/**
+ * Produces the run's requests, in order, with prompt lengths exact under `context.tokenizer`.
+ * Without a tokenizer (`--skip-tokenizer-init`) only `custom` works; the config resolvers reject
+ * the others first, and a `DatasetError` here names the dataset.
+ */
+export function generateRequests(
+  dataset: DatasetConfig,
+  context: TokenizerFreeContext,
+): Promise<SampleRequest[]> {
+  if (context.tokenizer === undefined) {
+    if (dataset.kind === 'custom') return generateCustom(dataset, context)
+    return Promise.reject(
+      new DatasetError(
+        `${dataset.kind}: needs a tokenizer; only the custom dataset runs with --skip-tokenizer-init`,
+      ),
+    )
+  }
+  return generateWithTokenizer(dataset, { ...context, tokenizer: context.tokenizer })
+}
+
+function generateWithTokenizer(dataset: DatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {
   const generate = DATASETS[dataset.kind] as (
     config: DatasetConfig,
     context: DatasetContext,

@@ -3,6 +3,7 @@ import type { SonnetDatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import { ConfigError, DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
+import { hasChatTemplate, renderUserPrompt, serverAppliesTemplate } from './chat-prompt.ts'
 import type { DatasetContext } from './index.ts'
 import { readDatasetFile } from './sampling.ts'
 
@@ -20,7 +21,9 @@ export const SONNET_BASE_PROMPT = 'Pick as many lines as you can from these poem
  * by all prompts, so a server can cache them), then lines drawn with replacement until about
  * `inputLen` tokens; a prompt longer than `inputLen` is redrawn (at most max(20·n, 1000) draws).
  * Line counts use the mean tokens per line: round((len − base)/mean). `promptLen` counts
- * `encode(prompt)` with special tokens. Deviation: no chat template is applied (as in Rust).
+ * `encode(prompt)` with special tokens. As in Python, the base offset and every length are
+ * counted on the prompt rendered with the tokenizer's chat template, which is also what is sent
+ * (the raw prompt to a chat backend). A tokenizer without a template counts and sends raw prompts.
  */
 export async function generateSonnet(
   config: SonnetDatasetConfig,
@@ -33,7 +36,12 @@ export async function generateSonnet(
   let total = 0
   for (const line of lines) total += (await tokenizer.encode(line)).length
   const avgLen = total / lines.length
-  const baseOffset = (await tokenizer.encode(SONNET_BASE_PROMPT, { addSpecialTokens: true })).length
+  // Python counts every length on the templated prompt, and sends it templated except to a chat
+  // backend, whose server applies the same template to the raw message.
+  const templated = hasChatTemplate('sonnet', context, '')
+  const format = (prompt: string): string => (templated ? renderUserPrompt(prompt, context) : prompt)
+  const sendFormatted = templated && !serverAppliesTemplate(context.backend)
+  const baseOffset = (await tokenizer.encode(format(SONNET_BASE_PROMPT), { addSpecialTokens: true })).length
   if (config.inputLen <= baseOffset) {
     throw new ConfigError([
       {
@@ -55,9 +63,14 @@ export async function generateSonnet(
   for (let attempt = 0; attempt < maxAttempts && requests.length < numPrompts; attempt++) {
     let prompt = prefix
     for (let j = numPrefixLines; j < numInputLines; j++) prompt += lines[rng.int(0, lines.length - 1)]!
-    const promptLen = (await tokenizer.encode(prompt, { addSpecialTokens: true })).length
+    const formatted = format(prompt)
+    const promptLen = (await tokenizer.encode(formatted, { addSpecialTokens: true })).length
     if (promptLen <= config.inputLen)
-      requests.push({ prompt, promptLen, expectedOutputLen: config.outputLen })
+      requests.push({
+        prompt: sendFormatted ? formatted : prompt,
+        promptLen,
+        expectedOutputLen: config.outputLen,
+      })
   }
   if (requests.length < numPrompts) {
     throw new DatasetError(

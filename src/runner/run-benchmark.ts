@@ -84,11 +84,14 @@ async function runMeasured(
         trustRemoteCode: config.tokenizer.trustRemoteCode,
       })
     : undefined
-  if (!tokenizer) throw new Error('The random dataset needs a tokenizer. This is a bug in servebench.')
+  // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
+  const { chatTemplateKwargs } = config.tokenizer
   const samples = await generateRequests(config.dataset, {
-    tokenizer,
+    ...(tokenizer ? { tokenizer } : {}),
     numPrompts: config.numPrompts,
     seed: config.seed,
+    backend: endpoint.backend,
+    ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
   })
 
   const backend = getBackend(endpoint.backend)
@@ -232,7 +235,7 @@ async function runMeasured(
       ...(config.goodput ? { goodput: config.goodput } : {}),
       percentileMetrics: config.percentileMetrics,
       metricPercentiles: config.metricPercentiles,
-      hasTokenizer: true,
+      hasTokenizer: tokenizer !== undefined,
       ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
       requestRateFinite: Number.isFinite(config.load.requestRate),
     })

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers'
+import { readChatTemplateConfig } from './chat-template.ts'
 import type { Tokenizer } from './index.ts'
 
 /** Where a Hugging Face tokenizer lives on disk. */
@@ -26,7 +27,7 @@ export async function findLocalTokenizer(id: string): Promise<TokenizerFiles | s
 
 /**
  * Loads a Hugging Face `tokenizer.json` (and its `tokenizer_config.json`, for added and special
- * tokens). `numSpecialTokens` is the number of ids added around an empty string (a BOS, say).
+ * tokens and the chat template). `numSpecialTokens` is the number of ids added around an empty string (a BOS, say).
  */
 export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promise<Tokenizer> {
   const json: unknown = JSON.parse(await readFile(files.tokenizerPath, 'utf8'))
@@ -39,6 +40,7 @@ export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promis
   const allowed = [...tokenizer.get_vocab(false).values()].sort((a, b) => a - b)
   let vocabSize = 0
   for (const id of tokenizer.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1)
+  const { template, specialTokensMap } = readChatTemplateConfig(config)
   return {
     id,
     kind: 'hf',
@@ -49,6 +51,8 @@ export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promis
     decode: async (ids, options) =>
       tokenizer.decode(ids as number[], { skip_special_tokens: options?.skipSpecialTokens ?? true }),
     allowedTokenIds: () => allowed.slice(),
+    ...(template !== undefined ? { chatTemplate: template } : {}),
+    specialTokensMap,
   }
 }
 

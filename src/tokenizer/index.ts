@@ -20,6 +20,10 @@ export interface Tokenizer {
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): Promise<string>
   /** Vocabulary ids minus special/added tokens, ascending; used to build random prompts. A fresh copy. */
   allowedTokenIds(): number[]
+  /** The Jinja `chat_template` of `tokenizer_config.json` (HF only); render it with `applyChatTemplate`. */
+  readonly chatTemplate?: string
+  /** `bos_token`, `eos_token`, … from `tokenizer_config.json`, which a chat template may read. */
+  readonly specialTokensMap?: Readonly<Record<string, string>>
 }
 
 export interface LoadTokenizerOptions {

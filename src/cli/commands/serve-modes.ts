@@ -78,7 +78,7 @@ function formatRunReport(outcome: RunOutcome, config: BenchConfig): string {
   const table = formatResultTable(result, {
     percentileMetrics: config.percentileMetrics,
     metricPercentiles: config.metricPercentiles,
-    hasTokenizer: true,
+    hasTokenizer: !config.tokenizer.skipInit,
     goodputSet: hasGoodput(config.goodput),
   })
   return failures + table + formatSteadyStateSection(result.steady_state)

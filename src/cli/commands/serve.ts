@@ -72,7 +72,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
         : formatResultTable(result, {
             percentileMetrics: config.percentileMetrics,
             metricPercentiles: config.metricPercentiles,
-            hasTokenizer: true,
+            hasTokenizer: !config.tokenizer.skipInit,
             goodputSet: hasGoodput(config.goodput),
           }),
     )
