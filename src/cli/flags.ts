@@ -132,13 +132,22 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'Model and tokenizer',
     'Use no tokenizer: custom only (each prompt counts 1 token); the result has no TTFT/TPOT/ITL.',
   ),
-  s('--lora-modules', 'list', 'Model and tokenizer', 'LoRA adapter names to spread requests over.', {
-    status: 'planned',
-  }),
-  s('--lora-assignment', 'string', 'Model and tokenizer', 'How adapters are assigned.', {
-    status: 'planned',
-    choices: ['random', 'round-robin'],
-  }),
+  s(
+    '--lora-modules',
+    'list',
+    'Model and tokenizer',
+    "LoRA adapter names sent as each request's model field (multi-turn: one per conversation); not for pooling backends.",
+  ),
+  s(
+    '--lora-assignment',
+    'string',
+    'Model and tokenizer',
+    'How adapters are assigned: random (seeded by --seed) or round-robin.',
+    {
+      default: 'random',
+      choices: ['random', 'round-robin'],
+    },
+  ),
   // Dataset
   s('--dataset-name', 'string', 'Dataset', 'Dataset to sample requests from.', {
     default: 'random',
@@ -192,6 +201,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     parity: 'rust',
   }),
   s('--disable-shuffle', 'boolean', 'Dataset', 'Keep dataset order (no effect on random).'),
+  s(
+    '--max-model-len',
+    'int',
+    'Dataset',
+    'Drop requests (multi-turn: turns) whose prompt plus expected output exceed this many tokens.',
+    { parity: 'rust' },
+  ),
   s(
     '--no-oversample',
     'boolean',
@@ -462,13 +478,33 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       parity: 'rust',
     },
   ),
+  s(
+    '--reset-prefix-cache',
+    'boolean',
+    'Traffic',
+    'POST /reset_prefix_cache before each run (each sweep point); a non-2xx answer stops the benchmark.',
+    { parity: 'rust' },
+  ),
+  s(
+    '--sweep-summary-percentiles',
+    'string',
+    'Traffic',
+    'Comma-separated percentiles shown as sweep-summary columns (also computed for every run).',
+    { parity: 'rust' },
+  ),
   s('--num-runs', 'int', 'Traffic', 'Repeat the run and report mean, std, min, max and CV per metric.', {
     default: '1',
     parity: 'rust',
   }),
-  s('--multi-turn', 'boolean', 'Traffic', 'Conversations with history (openai-chat, random dataset).', {
-    parity: 'rust',
-  }),
+  s(
+    '--multi-turn',
+    'boolean',
+    'Traffic',
+    'Conversations with history (openai-chat; random, sharegpt or hf).',
+    {
+      parity: 'rust',
+    },
+  ),
   s('--multi-turn-num-turns', 'int', 'Traffic', 'Turns per conversation.', { default: '3', parity: 'rust' }),
   s(
     '--multi-turn-min-turns',
@@ -480,10 +516,16 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       parity: 'rust',
     },
   ),
-  s('--multi-turn-max-turns', 'int', 'Traffic', 'Most turns per conversation; 0 = --multi-turn-num-turns.', {
-    default: '0',
-    parity: 'rust',
-  }),
+  s(
+    '--multi-turn-max-turns',
+    'int',
+    'Traffic',
+    'Most turns per conversation; 0 = --multi-turn-num-turns (sharegpt/hf: a cap, 0 = none).',
+    {
+      default: '0',
+      parity: 'rust',
+    },
+  ),
   s(
     '--multi-turn-concurrency',
     'int',
@@ -573,6 +615,20 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   }),
   s('--goodput', 'list', 'Metrics', 'SLOs as KEY:VALUE in ms, keys ttft, tpot, e2el.'),
   s('--profile', 'boolean', 'Metrics', 'POST /start_profile before the run and /stop_profile after it.'),
+  s(
+    '--profile-batch-threshold',
+    'int',
+    'Metrics',
+    'With --profile: start profiling once /metrics shows this many requests running.',
+    { parity: 'rust' },
+  ),
+  s(
+    '--profile-duration',
+    'number',
+    'Metrics',
+    'Seconds profiled after --profile-batch-threshold is reached (or until the run ends).',
+    { default: '5.0', parity: 'rust' },
+  ),
   s(
     '--steady-state-threshold',
     'number',

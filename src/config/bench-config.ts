@@ -345,6 +345,30 @@ export interface BenchConfig {
   sweep?: SweepConfig
   /** `--num-runs`: repeat the run and report mean, std, min, max and CV per metric; undefined = 1. */
   numRuns?: number
+  /** `--max-model-len` (Rust): drop requests, or turns, whose prompt plus expected output exceed it. */
+  maxModelLen?: number
+  /** `--lora-modules` / `--lora-assignment`: the adapter each request (or conversation) names. */
+  lora?: LoraConfig
+  /** `--reset-prefix-cache` (Rust): POST /reset_prefix_cache before each sweep point. */
+  resetPrefixCache?: boolean
+  /** `--profile-batch-threshold` / `--profile-duration` (Rust): start profiling once the server runs this many requests. */
+  profileThreshold?: ProfileThresholdConfig
+  /** `--sweep-summary-percentiles` (Rust): extra percentile columns of the sweep table, also computed per run. */
+  sweepSummaryPercentiles?: number[]
+}
+
+/** LoRA adapters sent as the request's `model` field (Python `--lora-modules`, Rust §1.1). */
+export interface LoraConfig {
+  /** Adapter names, in the order given. */
+  modules: string[]
+  /** `random`: uniform, seeded by `--seed`; `round-robin`: request (or conversation) i takes `modules[i % n]`. */
+  assignment: 'random' | 'round-robin'
+}
+
+/** Rust threshold profiling: wait for `vllm:num_requests_running >= runningRequests`, then profile `durationS`. */
+export interface ProfileThresholdConfig {
+  runningRequests: number
+  durationS: number
 }
 
 /** A sweep over one load parameter (Rust §9.1). */
@@ -364,7 +388,10 @@ export interface SteadyStateConfig {
   minWindowS?: number
 }
 
-/** The `--multi-turn*` flags (Rust `multi_turn.rs`), resolved. */
+/**
+ * The `--multi-turn*` flags (Rust `multi_turn.rs`), resolved. Conversations are synthetic with the
+ * `random` dataset, or read from `sharegpt` / `hf` (then `maxTurns` caps the turns taken, 0 = all).
+ */
 export interface MultiTurnConfig {
   /** Turns per conversation, before min/max normalisation. */
   numTurns: number

@@ -1,9 +1,25 @@
 import type { ConfigIssue } from '../errors.ts'
-import type { BackendName, MultiTurnConfig, RandomDatasetConfig } from './bench-config.ts'
+import type {
+  BackendName,
+  HfDatasetConfig,
+  MultiTurnConfig,
+  RandomDatasetConfig,
+  ShareGptDatasetConfig,
+} from './bench-config.ts'
 import { defaultBenchConfig } from './defaults.ts'
+import { type HfDatasetSpec, resolveHubDatasetSpec, type ShareGptDatasetSpec } from './hub-datasets-dsl.ts'
 
-/** Options of `datasets.multiTurn` (`--multi-turn` with `--dataset-name random`). */
+/**
+ * Options of `datasets.multiTurn` (`--multi-turn`): synthetic conversations (`--dataset-name
+ * random`), or real ones read from `source: datasets.sharegpt(...)` or `datasets.hf(...)`.
+ */
 export interface MultiTurnDatasetOptions {
+  /**
+   * Where the conversations come from: a ShareGPT file or an hf chat dataset (entries of 4+
+   * messages; 2+ user turns kept). The lengths options and `prefix*Ratio` then do not apply, and
+   * `maxTurns` caps the turns read (0 = no cap). @default synthetic conversations
+   */
+  source?: ShareGptDatasetSpec | HfDatasetSpec
   /** Prompt tokens of each conversation's first message. @default 1024 */
   inputLen?: number
   /** Prompt tokens of later messages (`--per-turn-input-len`); 0 = `inputLen`. @default 0 */
@@ -39,7 +55,7 @@ export interface MultiTurnDatasetSpec extends MultiTurnDatasetOptions {
 export function resolveMultiTurnSpec(
   spec: MultiTurnDatasetSpec,
   context: { issues: ConfigIssue[]; at: (path: string) => string; backend: BackendName },
-): { dataset: RandomDatasetConfig; multiTurn: MultiTurnConfig } {
+): { dataset: RandomDatasetConfig | ShareGptDatasetConfig | HfDatasetConfig; multiTurn: MultiTurnConfig } {
   const { issues, at, backend } = context
   const dataset: RandomDatasetConfig = {
     ...(defaultBenchConfig().dataset as RandomDatasetConfig),
@@ -76,7 +92,7 @@ export function resolveMultiTurnSpec(
   int('concurrency', spec.concurrency, 1)
   const min = multiTurn.minTurns || multiTurn.numTurns
   const max = multiTurn.maxTurns || multiTurn.numTurns
-  if (min > max) {
+  if (spec.source === undefined && min > max) {
     issues.push({ path: at('dataset.minTurns'), message: `must be <= the most turns (got ${min} > ${max})` })
   }
   for (const name of ['prefixGlobalRatio', 'prefixConversationRatio'] as const) {
@@ -90,5 +106,26 @@ export function resolveMultiTurnSpec(
       message: 'plus prefixConversationRatio must be < 1',
     })
   }
-  return { dataset, multiTurn }
+  if (spec.source === undefined) return { dataset, multiTurn }
+  const source = spec.source as { kind?: unknown }
+  if (source === null || typeof source !== 'object' || (source.kind !== 'sharegpt' && source.kind !== 'hf')) {
+    issues.push({ path: at('dataset.source'), message: 'must be datasets.sharegpt(...) or datasets.hf(...)' })
+    return { dataset, multiTurn }
+  }
+  const underSource = (path: string): string => at(path.replace(/^dataset\./, 'dataset.source.'))
+  if (spec.maxTurns === 1) {
+    issues.push({
+      path: at('dataset.maxTurns'),
+      message: 'must be 0 (no cap) or at least 2 with a sharegpt or hf source (got 1)',
+    })
+  }
+  if (multiTurn.prefixGlobalRatio > 0 || multiTurn.prefixConversationRatio > 0) {
+    issues.push({
+      path: at(
+        multiTurn.prefixGlobalRatio > 0 ? 'dataset.prefixGlobalRatio' : 'dataset.prefixConversationRatio',
+      ),
+      message: 'needs synthetic conversations; a sharegpt or hf source carries its own text',
+    })
+  }
+  return { dataset: resolveHubDatasetSpec(spec.source, issues, underSource), multiTurn }
 }

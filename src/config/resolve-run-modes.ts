@@ -1,6 +1,9 @@
 import type { ConfigIssue } from '../errors.ts'
 import type { BenchConfig, MultiTurnConfig, SweepConfig } from './bench-config.ts'
-import type { Reader } from './resolve.ts'
+import { parsePercentiles, type Reader } from './resolve.ts'
+
+/** Rust's default `--profile-duration`, seconds. */
+export const DEFAULT_PROFILE_DURATION_S = 5
 
 /** Rust's default `--steady-state-threshold`. */
 export const DEFAULT_STEADY_STATE_THRESHOLD = 0.95
@@ -47,6 +50,14 @@ export function resolveRunModeFlags(read: Reader, config: BenchConfig, issues: C
     })
   } else if (probe !== undefined && probe > 0) config.probeRequestRatePerS = probe
   if (read.bool('--profile')) config.profile = true
+  resolveProfileThreshold(read, config, issues)
+  if (read.bool('--reset-prefix-cache')) config.resetPrefixCache = true
+  const summary = read.parsed('--sweep-summary-percentiles', parsePercentiles)
+  if (summary) {
+    // Rust: deduplicated, and every one is also computed for each run.
+    config.sweepSummaryPercentiles = [...new Set(summary)]
+    config.metricPercentiles = [...new Set([...config.metricPercentiles, ...summary])]
+  }
 
   const sweep = resolveSweep(read, issues)
   if (sweep) config.sweep = sweep
@@ -69,6 +80,22 @@ export function resolveRunModeFlags(read: Reader, config: BenchConfig, issues: C
       })
     }
   }
+}
+
+/** `--profile-batch-threshold N` and `--profile-duration S` (Rust §1.7). */
+function resolveProfileThreshold(read: Reader, config: BenchConfig, issues: ConfigIssue[]): void {
+  const runningRequests = read.int('--profile-batch-threshold', 1)
+  const durationS = read.positive('--profile-duration')
+  if (runningRequests === undefined) {
+    if (durationS !== undefined && durationS !== DEFAULT_PROFILE_DURATION_S)
+      issues.push({ path: '--profile-duration', message: 'needs --profile-batch-threshold' })
+    return
+  }
+  if (!config.profile) {
+    issues.push({ path: '--profile-batch-threshold', message: 'needs --profile' })
+    return
+  }
+  config.profileThreshold = { runningRequests, durationS: durationS ?? DEFAULT_PROFILE_DURATION_S }
 }
 
 function resolveSweep(read: Reader, issues: ConfigIssue[]): SweepConfig | undefined {
@@ -125,10 +152,12 @@ function resolveMultiTurn(
       message: `needs --backend openai-chat (got ${config.endpoint.backend}): turns carry the chat history`,
     })
   }
-  if (config.dataset.kind !== 'random') {
+  const kind = config.dataset.kind
+  const synthetic = kind === 'random'
+  if (!synthetic && kind !== 'sharegpt' && kind !== 'hf') {
     issues.push({
       path: '--multi-turn',
-      message: `supports --dataset-name random (synthetic conversations) (got ${config.dataset.kind})`,
+      message: `supports --dataset-name random (synthetic conversations), sharegpt or hf (got ${kind})`,
     })
   }
   const numTurns = read.int('--multi-turn-num-turns', 1) ?? 3
@@ -136,7 +165,14 @@ function resolveMultiTurn(
   const maxTurns = read.int('--multi-turn-max-turns', 0) ?? 0
   const min = minTurns === 0 ? numTurns : minTurns
   const max = maxTurns === 0 ? numTurns : maxTurns
-  if (min > max) {
+  // ShareGPT and hf: --multi-turn-max-turns caps the turns read (0 = all); a conversation has 2 or more.
+  if (!synthetic && maxTurns === 1) {
+    issues.push({
+      path: '--multi-turn-max-turns',
+      message: `must be 0 (no cap) or at least 2 for ShareGPT and hf conversations (got 1)`,
+    })
+  }
+  if (synthetic && min > max) {
     issues.push({
       path: '--multi-turn-min-turns',
       message: `must be <= the maximum number of turns (got min ${min} > max ${max})`,
@@ -150,6 +186,13 @@ function resolveMultiTurn(
   }
   const prefixGlobalRatio = ratio('--multi-turn-prefix-global-ratio')
   const prefixConversationRatio = ratio('--multi-turn-prefix-conversation-ratio')
+  if (!synthetic && prefixGlobalRatio + prefixConversationRatio > 0) {
+    issues.push({
+      path:
+        prefixGlobalRatio > 0 ? '--multi-turn-prefix-global-ratio' : '--multi-turn-prefix-conversation-ratio',
+      message: `needs --dataset-name random; ${kind} conversations carry their own text (got --dataset-name ${kind})`,
+    })
+  }
   if (prefixGlobalRatio + prefixConversationRatio >= 1) {
     issues.push({
       path: '--multi-turn-prefix-global-ratio',

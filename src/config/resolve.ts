@@ -16,6 +16,7 @@ import {
   POOLING_BACKENDS,
 } from './defaults.ts'
 import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
+import { resolveModelFlags } from './resolve-model-flags.ts'
 import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
 /** Flag values by canonical name, as the CLI parser produces them. */
@@ -141,6 +142,7 @@ export function resolveServeFlags(
   const itlThresholds = read.parsed('--timeline-itl-thresholds', parseItlThresholds)
   if (itlThresholds !== undefined) config.output.timelineItlThresholdsMs = itlThresholds
   config.disableTqdm = read.bool('--disable-tqdm')
+  resolveModelFlags(read, config, issues)
   resolveRunModeFlags(read, config, issues)
 
   if (issues.length > 0) throw new ConfigError(issues)

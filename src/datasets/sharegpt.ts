@@ -89,7 +89,7 @@ export function parseShareGpt(path: string, text: string): ShareGptEntry[] {
   return entries
 }
 
-async function readShareGpt(path: string): Promise<string> {
+export async function readShareGpt(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8')
   } catch (error) {
@@ -99,7 +99,7 @@ async function readShareGpt(path: string): Promise<string> {
   }
 }
 
-async function downloadShareGpt(): Promise<string> {
+export async function downloadShareGpt(): Promise<string> {
   try {
     return await hubFile(SHAREGPT_HUB_REPO, SHAREGPT_HUB_FILE, { type: 'dataset' })
   } catch (error) {

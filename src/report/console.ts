@@ -83,15 +83,7 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
   if (options.hasTokenizer)
     lines.push(floatRow('Total token throughput (tok/s):', result.total_token_throughput))
 
-  if (typeof result.probe_completed === 'number') {
-    lines.push(center('Probe Requests', '-'))
-    lines.push(row('Probe requests completed:', result.probe_completed))
-    lines.push(row('Probe requests failed:', num(result, 'probe_failed')))
-    lines.push(floatRow('Median probe E2EL (ms):', num(result, 'probe_median_e2el_ms')))
-    lines.push(floatRow('P99 probe E2EL (ms):', num(result, 'probe_p99_e2el_ms')))
-    lines.push(floatRow('Max probe E2EL (ms):', num(result, 'probe_max_e2el_ms')))
-  }
-
+  lines.push(...probeSection(result))
   lines.push(...statisticsSections(result, options))
   // Python prints spec-decode figures only when no diffusion figures took their place.
   if (typeof result.spec_decode_acceptance_rate === 'number' && !('diffusion_committed_tokens' in result)) {
@@ -99,6 +91,19 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
   }
   lines.push('='.repeat(WIDTH))
   return `${lines.join('\n')}\n`
+}
+
+/** The `Probe Requests` section, when the result has probe keys (generation and pooling tables). */
+export function probeSection(result: Record<string, unknown>): string[] {
+  if (typeof result.probe_completed !== 'number') return []
+  return [
+    center('Probe Requests', '-'),
+    row('Probe requests completed:', result.probe_completed),
+    row('Probe requests failed:', num(result, 'probe_failed')),
+    floatRow('Median probe E2EL (ms):', num(result, 'probe_median_e2el_ms')),
+    floatRow('P99 probe E2EL (ms):', num(result, 'probe_p99_e2el_ms')),
+    floatRow('Max probe E2EL (ms):', num(result, 'probe_max_e2el_ms')),
+  ]
 }
 
 /**

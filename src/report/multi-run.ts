@@ -24,6 +24,8 @@ export interface RunStats {
 /** The metrics summarised, in table order (Rust's list). */
 export const MULTI_RUN_METRICS = [
   'request_throughput',
+  // Pooling runs only (generation results have no such key, so no row).
+  'input_sequence_throughput',
   'output_throughput',
   'total_token_throughput',
   'max_output_tokens_per_s',

@@ -26,6 +26,8 @@ export interface MultiTurnSetup {
   backend: string
   modelId: string
   numConversations: number
+  /** `--max-model-len`; undefined is written as null. */
+  maxModelLen?: number
   turnsPerConversation: number
   concurrency: number
   delayMs: number
@@ -67,7 +69,7 @@ export function buildMultiTurnResult(setup: MultiTurnSetup): BenchResult {
   out.backend = setup.backend
   out.model_id = setup.modelId
   out.num_conversations = setup.numConversations
-  out.max_model_len = null
+  out.max_model_len = setup.maxModelLen ?? null
   out.turns_per_conversation = setup.turnsPerConversation
   out.multi_turn_concurrency = setup.concurrency
   out.inter_turn_delay_ms = setup.delayMs

@@ -7,7 +7,7 @@
 import type { PercentileMetric } from '../config/bench-config.ts'
 import type { RequestRecord } from '../config/records.ts'
 import type { PoolingMetrics } from '../metrics/calculate-pooling.ts'
-import { center, floatRow, row, statisticsSections } from './console.ts'
+import { center, floatRow, probeSection, row, statisticsSections } from './console.ts'
 import { type ExtraResultKeys, type ResultSetup, setupKeys } from './result-json.ts'
 
 /** A pooling run's result, keyed and ordered as Python writes it. There is no `failed` key. */
@@ -91,6 +91,7 @@ export function formatPoolingResultTable(result: PoolingBenchResult, options: Po
   lines.push(floatRow('Request throughput (req/s):', result.request_throughput))
   lines.push(floatRow('Input throughput (inputs/s):', result.input_sequence_throughput))
   lines.push(floatRow('Total token throughput (tok/s):', result.total_token_throughput))
+  lines.push(...probeSection(result))
   // No token stream: the sections of the families that need one are left out, as without a tokenizer.
   lines.push(
     ...statisticsSections(result, {

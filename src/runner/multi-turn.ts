@@ -2,19 +2,17 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
 import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'
-import type { BenchConfig, RandomDatasetConfig } from '../config/bench-config.ts'
+import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord } from '../config/records.ts'
-import {
-  type Conversation,
-  generateMultiTurnConversations,
-  isNoHistory,
-  turnBounds,
-} from '../datasets/multi-turn.ts'
+import { type Conversation, generateMultiTurnConversations, isNoHistory } from '../datasets/multi-turn.ts'
+import { fitConversations } from '../datasets/multi-turn-filter.ts'
+import { generateShareGptConversations } from '../datasets/multi-turn-sharegpt.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { buildMultiTurnResult, type TurnRecord } from '../report/multi-turn.ts'
 import { formatDate } from '../report/result-json.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
+import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import type { RunHooks, RunOutcome } from './run-benchmark.ts'
@@ -37,12 +35,12 @@ export async function runMultiTurn(
   hooks: RunHooks = {},
 ): Promise<Omit<RunOutcome, 'retries'>> {
   const multiTurn = config.multiTurn
-  if (!multiTurn || config.dataset.kind !== 'random') {
+  const dataset = config.dataset
+  if (!multiTurn || (dataset.kind !== 'random' && dataset.kind !== 'sharegpt' && dataset.kind !== 'hf')) {
     throw new Error(
-      'runMultiTurn needs a multi-turn config on the random dataset. This is a bug in servebench.',
+      'runMultiTurn needs a multi-turn config on the random, sharegpt or hf dataset. This is a bug in servebench.',
     )
   }
-  const dataset: RandomDatasetConfig = config.dataset
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
   const { served, requestModel } = await resolveServedModel(endpoint)
@@ -54,15 +52,28 @@ export async function runMultiTurn(
     mode: config.tokenizer.mode,
     trustRemoteCode: config.tokenizer.trustRemoteCode,
   })
-  const conversations = await generateMultiTurnConversations(dataset, multiTurn, {
+  const datasetContext = {
     tokenizer,
     numConversations: config.numPrompts,
     seed: config.seed,
     requestIdPrefix: config.request.requestIdPrefix,
-  })
+  }
+  const noHistory = isNoHistory(multiTurn)
+  const conversations = fitConversations(
+    dataset.kind === 'random'
+      ? await generateMultiTurnConversations(dataset, multiTurn, datasetContext)
+      : await generateShareGptConversations(dataset, multiTurn, datasetContext),
+    config.maxModelLen,
+    noHistory,
+    log,
+  )
   const totalTurns = conversations.reduce((n, c) => n + c.turns.length, 0)
   const concurrency = multiTurn.concurrency ?? config.load.maxConcurrency ?? config.numPrompts
-  const noHistory = isNoHistory(multiTurn)
+  // LoRA (Rust): one adapter per conversation, sticky across its turns.
+  const loraModels = config.lora
+    ? assignLoraModules(config.lora, conversations.length, config.seed)
+    : undefined
+  const modelOf = new Map(conversations.map((conv, c) => [conv, loraModels?.[c] ?? requestModel]))
   const backend = getBackend(endpoint.backend)
   const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
   const client = hooks.httpClient ?? new HttpClient({ connections: concurrency, insecure: endpoint.insecure })
@@ -84,7 +95,7 @@ export async function runMultiTurn(
       {
         url,
         requestId: `${conv.id}-turn${turn}`,
-        model: requestModel,
+        model: modelOf.get(conv) ?? requestModel,
         prompt: text,
         promptLen,
         outputLen,
@@ -198,7 +209,7 @@ export async function runMultiTurn(
         hasTokenizer: true,
         requestRateFinite: Number.isFinite(config.load.requestRate),
       })
-    const { max } = turnBounds(multiTurn)
+    const max = Math.max(...conversations.map((c) => c.turns.length))
     const perTurn = Array.from({ length: max }, (_, t) => {
       const rs = turnRecords.filter((r) => r.turnIndex === t).map((r) => r.record)
       return { turnIndex: t, records: rs, metrics: metricsOf(rs) }
@@ -208,6 +219,7 @@ export async function runMultiTurn(
       backend: endpoint.backend,
       modelId: served.id,
       numConversations: config.numPrompts,
+      ...(config.maxModelLen !== undefined ? { maxModelLen: config.maxModelLen } : {}),
       turnsPerConversation: multiTurn.numTurns,
       concurrency,
       delayMs: multiTurn.delayMs,

@@ -4,7 +4,9 @@ import type { BackendRequest, BackendTask } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord, SampleRequest } from '../config/records.ts'
 import { generateRequests } from '../datasets/index.ts'
+import { filterByMaxModelLen } from '../datasets/sampling.ts'
 import { traceOffsetsS } from '../datasets/timed-trace.ts'
+import { DatasetError } from '../errors.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
@@ -13,8 +15,10 @@ import type { BenchResult } from '../report/result-types.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { dispatch } from './dispatcher.ts'
+import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
 import { runMultiTurn } from './multi-turn.ts'
+import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { redactError, redactSecrets, secretsOf } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
@@ -69,8 +73,10 @@ async function runMeasured(
   hooks: RunHooks,
   retries: RetryStats,
 ): Promise<Omit<RunOutcome, 'retries'>> {
-  if (config.multiTurn) return runMultiTurn(config, hooks)
   const log = hooks.log ?? (() => {})
+  // Deviation: Rust resets only before sweep points; servebench before every run it makes.
+  if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
+  if (config.multiTurn) return runMultiTurn(config, hooks)
   const endpoint = config.endpoint
   const { served, requestModel } = await resolveServedModel(endpoint)
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
@@ -86,22 +92,33 @@ async function runMeasured(
     : undefined
   // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
   const { chatTemplateKwargs } = config.tokenizer
-  const samples = await generateRequests(config.dataset, {
-    ...(tokenizer ? { tokenizer } : {}),
-    numPrompts: config.numPrompts,
-    seed: config.seed,
-    backend: endpoint.backend,
-    ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
-  })
+  const samples = fitMaxModelLen(
+    await generateRequests(config.dataset, {
+      ...(tokenizer ? { tokenizer } : {}),
+      numPrompts: config.numPrompts,
+      seed: config.seed,
+      backend: endpoint.backend,
+      ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
+    }),
+    config.maxModelLen,
+    log,
+  )
+  // One adapter per request, drawn before the run (Rust: after the warm-ups, from --seed).
+  const loraModels = config.lora ? assignLoraModules(config.lora, samples.length, config.seed) : undefined
 
   const backend = getBackend(endpoint.backend)
   const secrets = secretsOf(endpoint)
   const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
   const extraBody = { ...config.request.sampling, ...config.request.extraBody }
-  const toRequest = (sample: SampleRequest, requestId: string, signal?: AbortSignal): BackendRequest => ({
+  const toRequest = (
+    sample: SampleRequest,
+    requestId: string,
+    signal?: AbortSignal,
+    model = requestModel,
+  ): BackendRequest => ({
     url,
     requestId,
-    model: requestModel,
+    model,
     prompt: sample.promptTokenIds ?? sample.prompt,
     ...(sample.promptList ? { promptList: sample.promptList } : {}),
     ...(sample.multiModalContent ? { multiModalContent: sample.multiModalContent } : {}),
@@ -170,12 +187,12 @@ async function runMeasured(
     const outcome = await dispatch(
       samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
-        payload: { sample, requestId: `${prefix}${i}` },
+        payload: { sample, requestId: `${prefix}${i}`, model: loraModels?.[i] ?? requestModel },
       })),
-      ({ sample, requestId }, signal) =>
+      ({ sample, requestId, model }, signal) =>
         sendWithRetries(
           (onEarlyFailure) =>
-            backend.send({ ...toRequest(sample, requestId, signal), onEarlyFailure }, client),
+            backend.send({ ...toRequest(sample, requestId, signal, model), onEarlyFailure }, client),
           { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 },
           retries,
           signal,
@@ -227,7 +244,8 @@ async function runMeasured(
         requestRateFinite: Number.isFinite(config.load.requestRate),
       })
       // The pooling shape travels under BenchResult's index signature; `task` tells them apart.
-      const result = buildPoolingResult(setup, pooling, records) as unknown as BenchResult
+      const result = buildPoolingResult(setup, pooling, records, extra.extra) as unknown as BenchResult
+      if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
       return { result, records, task: 'pooling', interrupted: outcome.interrupted }
     }
     const metrics = calculateMetrics(records, {
@@ -245,6 +263,23 @@ async function runMeasured(
   } finally {
     if (!hooks.httpClient) await client.close()
   }
+}
+
+/** Rust `--max-model-len`: drops the requests that do not fit; none left is an error. */
+function fitMaxModelLen(
+  samples: SampleRequest[],
+  maxModelLen: number | undefined,
+  log: (line: string) => void,
+): SampleRequest[] {
+  if (maxModelLen === undefined) return samples
+  const { kept, dropped } = filterByMaxModelLen(samples, maxModelLen)
+  if (kept.length === 0) {
+    throw new DatasetError(
+      `--max-model-len ${maxModelLen}: every one of the ${samples.length} requests needs more (prompt + expected output); raise it or shorten the dataset`,
+    )
+  }
+  if (dropped > 0) log(`Filtered out ${dropped} requests longer than --max-model-len ${maxModelLen}.`)
+  return kept
 }
 
 /** Usage count first; else re-tokenise the text (Python: `len(tokenizer(text).input_ids)`); failures count 0. */

@@ -5,6 +5,7 @@ import { computeSteadyState } from '../metrics/steady-state.ts'
 import { extraResultKeys, type RpsChangeEvent, steadyStateJson } from '../report/extra-keys.ts'
 import type { ExtraResultKeys } from '../report/result-json.ts'
 import { type Probe, startProbe } from './probe.ts'
+import { startThresholdProfiler } from './profile-threshold.ts'
 import { callProfiler } from './profiler.ts'
 import { scrapeSpecDecode } from './server-metrics.ts'
 
@@ -46,7 +47,12 @@ export interface RunExtras {
  */
 export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> {
   const { config, log } = ctx
-  if (config.profile) {
+  // Threshold mode (Rust): the poller starts and stops the profiler itself.
+  const thresholdProfiler =
+    config.profile && config.profileThreshold
+      ? startThresholdProfiler(config.endpoint, config.profileThreshold, log)
+      : undefined
+  if (config.profile && !thresholdProfiler) {
     log('Starting profiler...')
     await callProfiler(config.endpoint, 'start', log)
   }
@@ -58,7 +64,8 @@ export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> 
     async finish(run) {
       const probeSummary = await probe?.stop()
       const specAfter = specBefore ? await scrapeSpecDecode(config.endpoint, log) : undefined
-      if (config.profile) {
+      if (thresholdProfiler) await thresholdProfiler.finish()
+      else if (config.profile) {
         log('Stopping profiler...')
         await callProfiler(config.endpoint, 'stop', log)
       }

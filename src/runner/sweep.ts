@@ -51,6 +51,8 @@ export async function runSweep(config: BenchConfig, hooks: ModeHooks): Promise<S
       break
     }
   }
-  hooks.print(formatSweepSummary(sweep.parameter, points, config.metricPercentiles))
+  // --sweep-summary-percentiles picks the extra columns; without it, the run's own percentiles.
+  const percentiles = config.sweepSummaryPercentiles ?? config.metricPercentiles
+  hooks.print(formatSweepSummary(sweep.parameter, points, percentiles))
   return { sweep, points, outcomes, interrupted }
 }

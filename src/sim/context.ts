@@ -10,6 +10,8 @@ export interface SimCounters {
   requestsReceived: number
   requestsFinished: number
   requestsAborted: number
+  /** Generation requests by the `model` they named (a LoRA adapter name counts apart). */
+  requestsByModel: Record<string, number>
 }
 
 /** Everything a route handler needs; one per server. */

@@ -33,6 +33,8 @@ export interface SimEngine {
   lag(): StepLagStats
   /** KV-cache usage, preemptions and prefix-cache counters (zero in fixed mode). */
   cacheStats(): SimCacheStats
+  /** Forgets every cached prefix (`POST /reset_prefix_cache`); nothing to forget in fixed mode. */
+  resetPrefixCache(): void
   close(): void
 }
 
@@ -134,6 +136,10 @@ class BatchingEngine implements SimEngine {
       prefixCacheQueries: this.kv.prefix?.queriedTokens ?? 0,
       prefixCacheHits: this.kv.prefix?.hitTokens ?? 0,
     }
+  }
+
+  resetPrefixCache(): void {
+    this.kv.resetPrefixCache()
   }
 
   close(): void {

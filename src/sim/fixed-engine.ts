@@ -64,6 +64,7 @@ export function createFixedEngine(timing: { ttftMs: number; itlMs: number }): Si
     waitingCount: () => 0,
     lag: () => clock.lag(),
     cacheStats: () => ({ kvCacheUsagePerc: 0, numPreemptions: 0, prefixCacheQueries: 0, prefixCacheHits: 0 }),
+    resetPrefixCache: () => {},
     close() {
       clock.cancel()
       for (const slot of slots.values()) slot.done = true

@@ -40,6 +40,29 @@ describe('KvCache', () => {
     expect(kv.freeBlocks).toBe(4)
   })
 
+  it('finds no cached prefix after resetPrefixCache, for freed and held blocks alike', () => {
+    const prefix = new PrefixCache()
+    const kv = new KvCache(16, 4, prefix)
+    const prompt = ids(0, 10)
+    const held = createKvAllocation(blockHashes(prompt, 4))
+    kv.admit(held, [], 10, 10)
+    kv.commit(held, 10)
+    const freed = createKvAllocation(blockHashes(ids(50, 10), 4))
+    kv.admit(freed, [], 10, 10)
+    kv.commit(freed, 10)
+    kv.release(freed)
+    expect(prefix.size).toBe(4)
+    expect(kv.matchPrefix(createKvAllocation(blockHashes(prompt, 4)), 10)).toHaveLength(2)
+
+    kv.resetPrefixCache()
+    expect(prefix.size).toBe(0)
+    expect(kv.matchPrefix(createKvAllocation(blockHashes(prompt, 4)), 10)).toEqual([])
+    expect(kv.matchPrefix(createKvAllocation(blockHashes(ids(50, 10), 4)), 10)).toEqual([])
+    // The held blocks stay held; releasing them later needs no cached entry.
+    kv.release(held)
+    expect(kv.freeBlocks).toBe(16)
+  })
+
   it('reuses the cached full blocks of an identical prompt and counts queried and hit tokens', () => {
     const prefix = new PrefixCache()
     const kv = new KvCache(16, 4, prefix)

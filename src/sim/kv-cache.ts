@@ -127,6 +127,16 @@ export class KvCache {
     if (full > alloc.registered) alloc.registered = full
   }
 
+  /**
+   * `POST /reset_prefix_cache`: no block is findable by its prefix any more. Blocks held by running
+   * sequences keep their data; they are simply not reused by later requests.
+   */
+  resetPrefixCache(): void {
+    if (!this.prefix) return
+    this.prefix.clear()
+    this.hashOf.fill(Number.NaN)
+  }
+
   /** Returns a sequence's blocks; the last blocks go first in the queue, so they are evicted first. */
   release(alloc: KvAllocation): void {
     for (let i = alloc.blocks.length - 1; i >= 0; i--) {

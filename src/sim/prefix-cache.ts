@@ -62,6 +62,11 @@ export class PrefixCache {
     if (this.blocks.get(hash) === block) this.blocks.delete(hash)
   }
 
+  /** Forgets every cached prefix (`POST /reset_prefix_cache`); the hit counters keep counting. */
+  clear(): void {
+    this.blocks.clear()
+  }
+
   /** Cached blocks (free or in use). */
   get size(): number {
     return this.blocks.size

@@ -33,6 +33,8 @@ export interface SimStats {
   requestsFinished: number
   /** Requests whose client went away before the last token. */
   requestsAborted: number
+  /** Generation requests by the `model` field they sent; the simulator answers any name. */
+  requestsByModel: Record<string, number>
   /** Sequences running now (`vllm:num_requests_running`). */
   running: number
   /** Sequences waiting for a slot (`vllm:num_requests_waiting`). */
@@ -75,7 +77,12 @@ const OPEN_PATHS = new Set(['/health', '/ping', '/version', '/metrics'])
  */
 export async function startSimulator(options: SimOptions = {}): Promise<SimServer> {
   const resolved = resolveSimOptions(options, createTiktokenSimTokenizer)
-  const counters: SimCounters = { requestsReceived: 0, requestsFinished: 0, requestsAborted: 0 }
+  const counters: SimCounters = {
+    requestsReceived: 0,
+    requestsFinished: 0,
+    requestsAborted: 0,
+    requestsByModel: {},
+  }
   const engine = createEngine(resolved)
   let requestNumber = 0
   const ctx: SimContext = {
@@ -110,6 +117,7 @@ export async function startSimulator(options: SimOptions = {}): Promise<SimServe
     timings: () => ctx.timings?.list() ?? [],
     stats: () => ({
       ...counters,
+      requestsByModel: { ...counters.requestsByModel },
       running: engine.runningCount(),
       waiting: engine.waitingCount(),
       promptTokensTotal: ctx.metrics.promptTokensTotal,
@@ -158,6 +166,16 @@ function createRoutes(ctx: SimContext, startedAtS: number): Map<string, Partial<
     // vLLM's profiler endpoints (`--profile`); the simulator has nothing to profile.
     ['/start_profile', { POST: empty }],
     ['/stop_profile', { POST: empty }],
+    // vLLM serves it with VLLM_SERVER_DEV_MODE=1 (`--reset-prefix-cache`).
+    [
+      '/reset_prefix_cache',
+      {
+        POST: (req, res) => {
+          ctx.engine.resetPrefixCache()
+          empty(req, res)
+        },
+      },
+    ],
     ['/version', { GET: (_req, res) => sendJson(res, 200, versionResponse()) }],
     ['/v1/models', { GET: (_req, res) => sendJson(res, 200, modelsResponse(ctx, startedAtS)) }],
     ['/v1/completions', { POST: generate(parseCompletionsRequest) }],

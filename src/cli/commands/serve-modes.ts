@@ -4,6 +4,7 @@ import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { multiRunJson } from '../../report/multi-run.ts'
 import { formatMultiTurnTable } from '../../report/multi-turn.ts'
+import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
 import { sweepJson } from '../../report/sweep.ts'
@@ -12,6 +13,7 @@ import { runMultiRun } from '../../runner/multi-run.ts'
 import type { RunHooks, RunOutcome } from '../../runner/run-benchmark.ts'
 import { type ModeHooks, runOnce, selectRunMode } from '../../runner/run-mode.ts'
 import { runSweep } from '../../runner/sweep.ts'
+import { reportFailures } from '../failure-report.ts'
 
 /** Whether `serve` hands this config to {@link runServeModes} instead of its single-run path. */
 export function isModeRun(config: BenchConfig): boolean {
@@ -28,11 +30,22 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
   const print = (text: string): void => {
     process.stdout.write(text)
   }
+  // --max-failure-ratio warns and --fail-on-error-ratio fails per run: each sweep point, each of
+  // --num-runs, the multi-turn run (its turns are its requests).
+  let verdictFailed = false
+  const checkFailures = (outcome: RunOutcome, runConfig: BenchConfig): void => {
+    const failures = reportFailures(runConfig, outcome.records, outcome.retries)
+    for (const line of failures.lines) console.error(line)
+    if (failures.failed) verdictFailed = true
+  }
+  const exitCode = (interrupted: boolean): number =>
+    interrupted ? EXIT_CODES.interrupted : verdictFailed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
   const modeHooks: ModeHooks = {
     ...hooks,
     print,
     onRunEnd: async (outcome, runConfig) => {
       print(formatRunReport(outcome, runConfig))
+      checkFailures(outcome, runConfig)
       // Sweep points are saved one file each, named by their own config; multi-runs save only the summary.
       if (mode === 'multi-run' || !runConfig.output.saveResult) return
       const { resultFilename: _ignored, ...output } = runConfig.output
@@ -47,7 +60,8 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
       const path = await writeResult(outcome.result, config.output, naming(config))
       console.log(`servebench: result written to ${path}`)
     }
-    return outcome.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.ok
+    checkFailures(outcome, config)
+    return exitCode(outcome.interrupted)
   }
   if (mode === 'sweep' || mode === 'multi-turn-sweep') {
     const sweep = await runSweep(config, modeHooks)
@@ -57,7 +71,7 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
       const path = await writeSummaryJson(sweepJson(sweep.sweep.parameter, sweep.points), config.output, name)
       console.log(`servebench: sweep written to ${path}`)
     }
-    return sweep.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.ok
+    return exitCode(sweep.interrupted)
   }
   const multi = await runMultiRun(config, modeHooks)
   if (config.output.saveResult && multi.results.length > 0) {
@@ -66,7 +80,7 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
     const path = await writeSummaryJson(multiRunJson(multi.results, multi.summary), config.output, name)
     console.log(`servebench: multi-run summary written to ${path}`)
   }
-  return multi.interrupted ? EXIT_CODES.interrupted : EXIT_CODES.ok
+  return exitCode(multi.interrupted)
 }
 
 /** What one run prints: the failure listing, its result block, and the steady-state block. */
@@ -75,6 +89,14 @@ function formatRunReport(outcome: RunOutcome, config: BenchConfig): string {
   const failed = records.filter((r) => !r.success).length
   const failures = failed > 0 ? `${formatFailedRequests(records.map((r) => r.error))}\n` : ''
   if (result.mode === 'multi_turn') return failures + formatMultiTurnTable(result, config.metricPercentiles)
+  if (outcome.task === 'pooling') {
+    const pooling = formatPoolingResultTable(result as unknown as PoolingBenchResult, {
+      percentileMetrics: config.percentileMetrics,
+      metricPercentiles: config.metricPercentiles,
+      failed,
+    })
+    return failures + pooling + formatSteadyStateSection(result.steady_state)
+  }
   const table = formatResultTable(result, {
     percentileMetrics: config.percentileMetrics,
     metricPercentiles: config.metricPercentiles,

@@ -42,6 +42,7 @@ export function readGenerationFields(
     )
   }
   const model = typeof body.model === 'string' && body.model !== '' ? body.model : ctx.options.model
+  ctx.counters.requestsByModel[model] = (ctx.counters.requestsByModel[model] ?? 0) + 1
   const choices = prompts.flatMap((p) =>
     Array.from({ length: n }, (_, i) => ({
       promptTokens: p.promptTokens,
