@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { datasets, endpoint, load, serveBench } from 'servebench'
+import { datasets, endpoint, serveBench } from 'servebench'
 import { describe, expect } from 'vitest'
 
 const fixture = (name: string): string =>
@@ -124,7 +124,6 @@ describe('datasets', () => {
         secMultiplier: 0.0005,
         numPrompts: 5,
       }),
-      load: load.trace(),
     },
     (r) => expect(r.completed).toBe(5),
   )
