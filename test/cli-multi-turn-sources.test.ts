@@ -164,3 +164,47 @@ describe('the DSL: datasets.multiTurn({ source })', () => {
     }
   })
 })
+
+describe('the DSL: endpoint({ loraModules })', () => {
+  test('round-robin adapters reach the simulator; a pooling backend and an empty name are refused', async ({
+    sim,
+  }) => {
+    const config = benchConfigFromDsl(
+      {
+        endpoint: endpoint({
+          tokenizer: 'cl100k_base',
+          loraModules: ['l1', 'l2'],
+          loraAssignment: 'round-robin',
+        }),
+        dataset: datasets.random({ inputLen: 16, outputLen: 4, numPrompts: 5 }),
+      },
+      { name: 'lora', defaultBaseUrl: sim.url },
+    )
+    expect(config.lora).toEqual({ modules: ['l1', 'l2'], assignment: 'round-robin' })
+    await runBenchmark(config)
+    expect(sim.stats().requestsByModel).toMatchObject({ l1: 3, l2: 2 })
+    expect.assertions(4)
+    try {
+      benchConfigFromDsl(
+        {
+          endpoint: endpoint({ backend: 'openai-embeddings', loraModules: ['a'] }),
+        },
+        { name: 'lora', defaultBaseUrl: sim.url },
+      )
+    } catch (error) {
+      expect((error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)).toEqual([
+        "serveBench('lora').endpoint.loraModules cannot be used with the openai-embeddings backend: pooling backends take no LoRA adapter",
+      ])
+    }
+    try {
+      benchConfigFromDsl(
+        { endpoint: endpoint({ loraModules: [''] }) },
+        { name: 'lora', defaultBaseUrl: sim.url },
+      )
+    } catch (error) {
+      expect((error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)).toEqual([
+        `serveBench('lora').endpoint.loraModules names must not be empty (got "")`,
+      ])
+    }
+  })
+})

@@ -98,7 +98,7 @@ describe('--lora-modules', () => {
     const pooling = await runCli(['serve', '--backend', 'vllm-pooling', '--lora-modules', 'a'])
     expect(pooling.code).toBe(2)
     expect(pooling.stderr).toContain(
-      '--lora-modules cannot be used with --backend vllm-pooling: pooling backends take no LoRA adapter',
+      '--lora-modules cannot be used with the vllm-pooling backend: pooling backends take no LoRA adapter',
     )
   })
 })

@@ -18,6 +18,7 @@ import {
 import { type HubDatasetSpec, isHubDatasetSpec, resolveHubDatasetSpec } from './hub-datasets-dsl.ts'
 import { isLocalDatasetSpec, type LocalDatasetSpec, resolveLocalDatasetSpec } from './local-datasets-dsl.ts'
 import { type MultiTurnDatasetSpec, resolveMultiTurnSpec } from './multi-turn-dsl.ts'
+import { checkLoraModules } from './resolve-model-flags.ts'
 import { type RandomMmDatasetSpec, resolveRandomMmSpec } from './random-mm-dsl.ts'
 import { type RandomRerankDatasetSpec, resolveRandomRerankSpec } from './random-rerank-dsl.ts'
 
@@ -43,6 +44,13 @@ export interface EndpointOptions {
   tokenizerMode?: string
   /** Accept invalid TLS certificates. @default false */
   insecure?: boolean
+  /**
+   * LoRA adapter names sent as the `model` field (`--lora-modules`): one per request, or one per
+   * conversation with `datasets.multiTurn()`. Not for pooling backends. @default none
+   */
+  loraModules?: string[]
+  /** How adapters are assigned (`--lora-assignment`): `random` (seeded) or `round-robin`. @default 'random' */
+  loraAssignment?: 'random' | 'round-robin'
 }
 
 /** A tagged endpoint, as `endpoint({...})` returns it. */
@@ -203,6 +211,17 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     ...(ep.model !== undefined ? { model: ep.model } : {}),
     ...(ep.servedModelName !== undefined ? { servedModelName: ep.servedModelName } : {}),
     ...(apiKey ? { apiKey } : {}),
+  }
+  if (ep.loraModules !== undefined) {
+    const assignment = ep.loraAssignment ?? 'random'
+    if (assignment !== 'random' && assignment !== 'round-robin') {
+      issues.push({
+        path: at('endpoint.loraAssignment'),
+        message: `must be 'random' or 'round-robin' (got '${String(assignment)}')`,
+      })
+    }
+    const modules = checkLoraModules(ep.loraModules, backend, issues, at('endpoint.loraModules'))
+    if (modules) config.lora = { modules, assignment }
   }
   const onSimulator = ctx.simulator === true && ep.baseUrl === undefined
   const tokenizerId = ep.tokenizer ?? (onSimulator ? (ctx.simulatorTokenizer ?? 'cl100k_base') : undefined)

@@ -29,7 +29,7 @@ describe('--lora-modules and --lora-assignment', () => {
 
   it('refuses pooling backends, empty names and unknown assignments', () => {
     expect(issuesOf(['--backend', 'openai-embeddings', '--lora-modules', 'a'])).toEqual([
-      '--lora-modules cannot be used with --backend openai-embeddings: pooling backends take no LoRA adapter',
+      '--lora-modules cannot be used with the openai-embeddings backend: pooling backends take no LoRA adapter',
     ])
     expect(issuesOf(['--lora-modules', 'a', ' '])).toEqual([
       '--lora-modules names must not be empty (got "a  ")',

@@ -34,7 +34,7 @@ export function checkLoraModules(
   if (POOLING_BACKENDS.includes(backend)) {
     issues.push({
       path,
-      message: `cannot be used with --backend ${backend}: pooling backends take no LoRA adapter`,
+      message: `cannot be used with the ${backend} backend: pooling backends take no LoRA adapter`,
     })
     return undefined
   }
