@@ -44,6 +44,7 @@ export {
   type ServebenchErrorCode,
   TokenizerError,
 } from './errors.ts'
+export type { PoolingBenchResult } from './report/pooling-result.ts'
 export type { BenchResult } from './report/result-types.ts'
 export { type RunHooks, type RunOutcome, runBenchmark } from './runner/run-benchmark.ts'
 export type { SimOptions } from './sim/options.ts'
@@ -56,11 +57,13 @@ export {
   type ServeBenchFn,
   serveBench,
 } from './vitest/runtime/dsl.ts'
+export { isPoolingResult } from './vitest/runtime/samples.ts'
 export type {
   BaselineExpectation,
   GoodputExpectation,
   LatencyBounds,
   ServeBenchMeta,
+  ServeBenchResult,
   SloSpec,
   Verdict,
   VerdictCheck,

@@ -2,6 +2,7 @@ import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type {
   BackendName,
   BenchConfig,
+  DatasetConfig,
   GoodputConfig,
   LoadConfig,
   PercentileMetric,
@@ -18,9 +19,9 @@ import {
 import { type HubDatasetSpec, isHubDatasetSpec, resolveHubDatasetSpec } from './hub-datasets-dsl.ts'
 import { isLocalDatasetSpec, type LocalDatasetSpec, resolveLocalDatasetSpec } from './local-datasets-dsl.ts'
 import { type MultiTurnDatasetSpec, resolveMultiTurnSpec } from './multi-turn-dsl.ts'
-import { checkLoraModules } from './resolve-model-flags.ts'
 import { type RandomMmDatasetSpec, resolveRandomMmSpec } from './random-mm-dsl.ts'
 import { type RandomRerankDatasetSpec, resolveRandomRerankSpec } from './random-rerank-dsl.ts'
+import { checkLoraModules } from './resolve-model-flags.ts'
 
 /** Where and how to send requests. Every field is optional; see {@link ResolvedEndpoint}. */
 export interface EndpointOptions {
@@ -118,11 +119,25 @@ export interface RampUpLoadOptions {
   /** Concurrency cap. @default none */
   maxConcurrency?: number
 }
+/**
+ * `load.trace`: replay a timed trace (`datasets.timedTrace()`) at its own timestamps, as
+ * `--self-timed` does, optionally faster or slower.
+ */
+export interface TraceLoadOptions {
+  /**
+   * Multiplies every gap between trace timestamps: 0.5 replays twice as fast, 2 half as fast.
+   * It scales the dataset's `secMultiplier`. @default 1
+   */
+  timeScale?: number
+  /** Concurrency cap; a request due while the cap is reached waits for a free slot. @default none */
+  maxConcurrency?: number
+}
 export type LoadSpec =
   | ({ readonly kind: 'poisson' } & PoissonLoadOptions)
   | ({ readonly kind: 'constant' } & ConstantLoadOptions)
   | ({ readonly kind: 'closed' } & ClosedLoadOptions)
   | ({ readonly kind: 'rampUp' } & RampUpLoadOptions)
+  | ({ readonly kind: 'trace' } & TraceLoadOptions)
 
 /** The options of one `serveBench(name, options)`. Every field is optional. */
 export interface ServeBenchOptions {
@@ -156,6 +171,21 @@ export interface ServeBenchOptions {
   requestTimeoutS?: number
   /** Wait up to this long for the endpoint to answer before sending load; 0 skips. @default 0 */
   readyCheckTimeoutS?: number
+  /** Fail a request whose stream stays silent this long, in seconds (`--read-timeout`). @default none */
+  readTimeoutS?: number
+  /**
+   * Retries of a request that failed before its response body (connect error, 429, 5xx), honouring
+   * `Retry-After` (`--max-retries`). @default 0
+   */
+  maxRetries?: number
+  /**
+   * The benchmark fails when more than this fraction of its requests failed, unless
+   * `failOnErrorRatio` is set; then this is only a warning, printed by the reporter
+   * (`--max-failure-ratio`). @default 0.05
+   */
+  maxFailureRatio?: number
+  /** The benchmark fails when more than this fraction of its requests failed (`--fail-on-error-ratio`). 1 never fails on the ratio. @default maxFailureRatio */
+  failOnErrorRatio?: number
   /** Vitest timeout of this benchmark in ms. @default the project's testTimeout */
   timeoutMs?: number
 }
@@ -264,6 +294,7 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
   if (multiTurn) config.dataset = multiTurn.dataset
 
   config.load = resolveLoad(options.load, issues, at)
+  if (options.load?.kind === 'trace') config.dataset = traceReplay(options.load, config.dataset, issues, at)
 
   if (options.goodput) {
     for (const [k, v] of Object.entries(options.goodput)) {
@@ -289,9 +320,30 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     sampling: { ...options.sampling },
     extraBody: { ...options.extraBody },
     ...(options.requestTimeoutS !== undefined ? { timeoutS: options.requestTimeoutS } : {}),
+    ...(options.readTimeoutS !== undefined ? { readTimeoutS: options.readTimeoutS } : {}),
+    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
   }
   if (options.requestTimeoutS !== undefined)
     positive(issues, at('requestTimeoutS'), options.requestTimeoutS, 's')
+  if (options.readTimeoutS !== undefined) positive(issues, at('readTimeoutS'), options.readTimeoutS, 's')
+  if (
+    options.maxRetries !== undefined &&
+    !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0 && options.maxRetries <= 100)
+  )
+    issues.push({
+      path: at('maxRetries'),
+      message: `must be an integer from 0 to 100 (got ${String(options.maxRetries)})`,
+    })
+  for (const key of ['maxFailureRatio', 'failOnErrorRatio'] as const) {
+    const v = options[key]
+    if (v === undefined) continue
+    if (typeof v === 'number' && v >= 0 && v <= 1) config[key] = v
+    else
+      issues.push({
+        path: at(key),
+        message: `must be a fraction between 0 and 1, such as 0.05 (got ${String(v)})`,
+      })
+  }
   config.numWarmups = options.warmups ?? 0
   nonNegativeInt(issues, at('warmups'), config.numWarmups)
   config.seed = options.seed ?? 0
@@ -403,10 +455,46 @@ function resolveLoad(
         ...cap(spec.maxConcurrency),
       }
     }
+    case 'trace': {
+      const timeScale = spec.timeScale ?? 1
+      if (!(typeof timeScale === 'number' && Number.isFinite(timeScale) && timeScale > 0))
+        issues.push({
+          path: at('load.timeScale'),
+          message: `must be a finite number > 0 (got ${String(timeScale)}); 0.5 replays twice as fast`,
+        })
+      return { requestRate: inf, burstiness: 1, ...cap(spec.maxConcurrency) }
+    }
     default:
-      issues.push({ path: at('load'), message: 'must come from load.poisson/constant/closed/rampUp()' })
+      issues.push({ path: at('load'), message: 'must come from load.poisson/constant/closed/rampUp/trace()' })
       return { requestRate: inf, burstiness: 1 }
   }
+}
+
+// load.trace() keeps the dataset's own timestamps: it needs a self-timed trace, and its time scale
+// folds into the seconds per trace unit, so the fingerprint changes with it.
+function traceReplay(
+  spec: { readonly kind: 'trace' } & TraceLoadOptions,
+  dataset: DatasetConfig,
+  issues: ConfigIssue[],
+  at: (p: string) => string,
+): DatasetConfig {
+  if (dataset.kind !== 'timed_trace') {
+    issues.push({
+      path: at('load'),
+      message: `load.trace() replays trace timestamps and needs datasets.timedTrace() (got a '${dataset.kind}' dataset)`,
+    })
+    return dataset
+  }
+  if (!dataset.selfTimed) {
+    issues.push({
+      path: at('dataset.selfTimed'),
+      message:
+        'is false, but load.trace() sends each request at its trace timestamp; drop selfTimed: false or use another load',
+    })
+    return dataset
+  }
+  const timeScale = spec.timeScale ?? 1
+  return timeScale === 1 ? dataset : { ...dataset, secMultiplier: dataset.secMultiplier * timeScale }
 }
 
 function positive(

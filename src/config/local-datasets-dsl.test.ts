@@ -74,7 +74,7 @@ describe('local datasets in the DSL', () => {
     expect(
       issuesOf({ dataset: datasets.timedTrace({ path: 't' }), load: load.poisson({ rate: 5 }) }),
     ).toEqual([
-      "serveBench('local').load has no effect under trace-driven timing (datasets.timedTrace() sends each request at its trace timestamp); use load.closed() for a concurrency cap, or set selfTimed: false",
+      "serveBench('local').load has no effect under trace-driven timing (datasets.timedTrace() sends each request at its trace timestamp); use load.trace() (time scale, concurrency cap) or load.closed(), or set selfTimed: false",
     ])
     expect(() =>
       benchConfigFromDsl(

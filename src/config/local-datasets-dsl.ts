@@ -136,7 +136,7 @@ export interface LocalDslContext {
   /** Prefixes a path with the benchmark: `serveBench('x').dataset.path`. */
   at: (path: string) => string
   backend: BackendName
-  /** The `load` kind the benchmark set, if any (`poisson`, `constant`, `closed`, `rampUp`). */
+  /** The `load` kind the benchmark set, if any (`poisson`, `constant`, `closed`, `rampUp`, `trace`). */
   loadKind?: string
 }
 
@@ -237,12 +237,12 @@ function resolveTimedTrace(
     })
   }
   const selfTimed = spec.selfTimed ?? true
-  if (selfTimed && ctx.loadKind !== undefined && ctx.loadKind !== 'closed') {
+  if (selfTimed && ctx.loadKind !== undefined && ctx.loadKind !== 'closed' && ctx.loadKind !== 'trace') {
     ctx.issues.push({
       path: ctx.at('load'),
       message:
         'has no effect under trace-driven timing (datasets.timedTrace() sends each request at its trace timestamp); ' +
-        'use load.closed() for a concurrency cap, or set selfTimed: false',
+        'use load.trace() (time scale, concurrency cap) or load.closed(), or set selfTimed: false',
     })
   }
   return {

@@ -27,11 +27,15 @@ export interface SummaryMetrics {
   failed: number
   duration_s: number
   request_throughput: number
-  output_throughput: number
+  /** Null for a pooling run (no output tokens). */
+  output_throughput: number | null
   mean_ttft_ms: number | null
   p99_ttft_ms: number | null
   mean_tpot_ms: number | null
   mean_itl_ms: number | null
+  /** End-to-end latency: the headline of a pooling run. */
+  mean_e2el_ms?: number | null
+  p99_e2el_ms?: number | null
 }
 
 /** One benchmark in the run summary. */

@@ -7,7 +7,11 @@ import { version as vitestVersion } from 'vitest/node'
 import type { SimOptions } from '../../sim/options.ts'
 import type { UpdateMode } from '../shared/meta.ts'
 import { EndpointProvider, servebenchPool } from './pool.ts'
-import { ServebenchReporter, type ServebenchReporterOptions } from './reporter.ts'
+import {
+  ServebenchReporter,
+  type ServebenchReporterOptions,
+  type TimelineReporterOption,
+} from './reporter.ts'
 
 /** Options of `servebench()`. Every field is optional. */
 export interface ServebenchPluginOptions {
@@ -23,6 +27,11 @@ export interface ServebenchPluginOptions {
   reporters?: ServebenchReporterOptions | false
   /** Timeout of each benchmark unless the suite sets one. @default 300_000 */
   testTimeoutMs?: number
+  /**
+   * Write a `--plot-timeline` page, `<result file>.timeline.html`, per benchmark next to its result;
+   * `{ itlThresholdsMs: [25, 50] }` sets the highlighted ITL bands. @default false
+   */
+  timeline?: TimelineReporterOption
 }
 
 /** The Vitest versions servebench's runner and pool are verified with. */
@@ -36,6 +45,7 @@ const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
  */
 export function servebench(options: ServebenchPluginOptions = {}): Plugin {
   assertCompatibleVitestVersion(vitestVersion)
+  assertTimelineOption(options.timeline)
   const endpoints = new EndpointProvider({
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
@@ -73,6 +83,7 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
       // Pushed here, not set in `config`: setting reporters there would replace Vitest's defaults.
       const reporter = new ServebenchReporter({
         ...(options.resultDir !== undefined ? { resultDir: options.resultDir } : {}),
+        ...(options.timeline !== undefined ? { timeline: options.timeline } : {}),
         ...options.reporters,
       })
       const bench = vitest.config.benchmark
@@ -90,6 +101,25 @@ export function assertCompatibleVitestVersion(version: string): void {
   if (!ok) {
     throw new Error(
       `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D -E vitest@4.1.12`,
+    )
+  }
+}
+
+/** Throws on a `timeline` option whose ITL thresholds are not two ascending positive numbers. */
+export function assertTimelineOption(timeline: unknown): void {
+  if (timeline === undefined || typeof timeline === 'boolean') return
+  const t = (timeline as { itlThresholdsMs?: unknown } | null)?.itlThresholdsMs
+  const ok =
+    typeof timeline === 'object' &&
+    timeline !== null &&
+    (t === undefined ||
+      (Array.isArray(t) &&
+        t.length === 2 &&
+        t.every((v) => typeof v === 'number' && Number.isFinite(v) && v > 0) &&
+        t[0] < t[1]))
+  if (!ok) {
+    throw new TypeError(
+      `servebench({ timeline }) must be true, false or { itlThresholdsMs: [low, high] } with 0 < low < high in ms, such as [25, 50] (got ${JSON.stringify(timeline)})`,
     )
   }
 }

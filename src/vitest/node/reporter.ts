@@ -8,8 +8,12 @@ import {
   type SummaryMetrics,
 } from '../../report/markdown.ts'
 import type { BenchResult } from '../../report/result-types.ts'
-import { writeResult } from '../../report/write.ts'
-import type { ServeBenchMeta } from '../shared/meta.ts'
+import { buildTimelineHtml } from '../../report/timeline-html.ts'
+import { resultPath, writeResult, writeTimeline } from '../../report/write.ts'
+import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
+
+/** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
+export type TimelineReporterOption = boolean | { itlThresholdsMs?: [number, number] }
 
 /** What the reporter writes; each field defaults on its own (a path-loaded reporter gets `{}`). */
 export interface ServebenchReporterOptions {
@@ -25,6 +29,11 @@ export interface ServebenchReporterOptions {
   markdown?: boolean
   /** One console line per benchmark with its key numbers. @default true */
   console?: boolean
+  /**
+   * A `--plot-timeline` page per benchmark, `<result file>.timeline.html`, next to its result
+   * (generation runs; pooling runs have no token stream). @default false
+   */
+  timeline?: TimelineReporterOption
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
@@ -43,6 +52,7 @@ export class ServebenchReporter implements Reporter {
       summary: options.summary ?? true,
       markdown: options.markdown ?? true,
       console: options.console ?? true,
+      timeline: options.timeline ?? false,
     }
   }
 
@@ -57,7 +67,7 @@ export class ServebenchReporter implements Reporter {
   ): Promise<void> {
     const root = this.vitest?.config.root ?? process.cwd()
     const dir = resolve(root, this.options.resultDir)
-    const benchmarks: SummaryBenchmark[] = []
+    const benchmarks: Array<SummaryBenchmark & { warnings: string[] }> = []
     for (const module of modules) {
       for (const testCase of module.children.allTests()) {
         const meta = testCase.meta().servebench
@@ -67,7 +77,12 @@ export class ServebenchReporter implements Reporter {
     }
     if (benchmarks.length === 0) return
     const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
-    if (this.options.console) for (const b of benchmarks) this.log(consoleLine(b))
+    if (this.options.console) {
+      for (const b of benchmarks) {
+        this.log(consoleLine(b))
+        for (const w of b.warnings) this.log(`servebench ⚠ ${b.file} › ${b.name}: ${w}`)
+      }
+    }
     await this.guard('the run summary', async () => {
       await mkdir(dir, { recursive: true })
       if (this.options.summary)
@@ -87,21 +102,36 @@ export class ServebenchReporter implements Reporter {
     meta: ServeBenchMeta,
     file: string,
     dir: string,
-  ): Promise<SummaryBenchmark> {
+  ): Promise<SummaryBenchmark & { warnings: string[] }> {
     const state = testCase.result().state
     const result = meta.result
     let resultFile: string | null = null
-    if (result && this.options.json) {
-      const label = slug(
-        `${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${testCase.fullName}`,
-      )
+    const label = slug(
+      `${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${testCase.fullName}`,
+    )
+    // The writers take the generation type; a pooling result has every key they read.
+    const asWritten = result as BenchResult | undefined
+    const output = {
+      saveResult: true,
+      saveDetailed: this.options.saveDetailed,
+      appendResult: false,
+      resultDir: dir,
+    }
+    if (asWritten && this.options.json) {
       await this.guard(`the result of '${testCase.fullName}'`, async () => {
-        const path = await writeResult(
-          result,
-          { saveResult: true, saveDetailed: this.options.saveDetailed, appendResult: false, resultDir: dir },
-          { label },
-        )
-        resultFile = basename(path)
+        resultFile = basename(await writeResult(asWritten, output, { label }))
+      })
+    }
+    const timeline = this.options.timeline
+    if (asWritten && timeline !== false && Array.isArray(asWritten.ttfts)) {
+      await this.guard(`the timeline of '${testCase.fullName}'`, async () => {
+        const html = buildTimelineHtml(asWritten, {
+          title: `${file} › ${testCase.fullName}`,
+          ...(typeof timeline === 'object' && timeline.itlThresholdsMs
+            ? { itlThresholdsMs: timeline.itlThresholdsMs }
+            : {}),
+        })
+        await writeTimeline(html, resultPath(asWritten, output, { label }))
       })
     }
     return {
@@ -114,6 +144,7 @@ export class ServebenchReporter implements Reporter {
       metrics: result ? metricsOf(result) : null,
       verdicts: meta.verdicts,
       errors: (testCase.result().errors ?? []).map((e) => e.message),
+      warnings: meta.warnings ?? [],
     }
   }
 
@@ -134,18 +165,20 @@ export class ServebenchReporter implements Reporter {
   }
 }
 
-function metricsOf(r: BenchResult): SummaryMetrics {
+function metricsOf(r: ServeBenchResult): SummaryMetrics {
   const num = (k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null)
   return {
     completed: r.completed,
-    failed: r.failed,
+    failed: typeof r.failed === 'number' ? r.failed : r.errors.filter((e) => e !== '').length,
     duration_s: r.duration,
     request_throughput: r.request_throughput,
-    output_throughput: r.output_throughput,
+    output_throughput: num('output_throughput'),
     mean_ttft_ms: num('mean_ttft_ms'),
     p99_ttft_ms: num('p99_ttft_ms'),
     mean_tpot_ms: num('mean_tpot_ms'),
     mean_itl_ms: num('mean_itl_ms'),
+    mean_e2el_ms: num('mean_e2el_ms'),
+    p99_e2el_ms: num('p99_e2el_ms'),
   }
 }
 
@@ -155,7 +188,16 @@ export function consoleLine(b: SummaryBenchmark): string {
   const head = `servebench ${icon} ${b.file} › ${b.name}`
   const m = b.metrics
   if (!m) return `${head}  (${b.state === 'failed' ? 'no result' : b.state})`
-  const f = (v: number | null, d: number): string => (v === null ? '–' : v.toFixed(d))
+  const f = (v: number | null | undefined, d: number): string => (v == null ? '–' : v.toFixed(d))
+  if (m.output_throughput === null) {
+    // A pooling run: no tokens stream back, so its headline is the end-to-end latency.
+    const pooling = [
+      `${m.completed} ok${m.failed > 0 ? `, ${m.failed} failed` : ''}`,
+      `${f(m.request_throughput, 2)} req/s`,
+      `E2EL ${f(m.mean_e2el_ms, 1)}/${f(m.p99_e2el_ms, 1)} ms mean/p99`,
+    ]
+    return `${head}  ${pooling.join(' · ')}`
+  }
   const parts = [
     `${m.completed} ok${m.failed > 0 ? `, ${m.failed} failed` : ''}`,
     `${f(m.request_throughput, 2)} req/s`,

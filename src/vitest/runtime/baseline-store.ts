@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { BaselineError } from '../../errors.ts'
-import type { BenchResult } from '../../report/result-types.ts'
+import type { ServeBenchResult } from '../shared/meta.ts'
 import {
   LATENCY_METRICS,
   latencySamplesMs,
@@ -64,7 +64,7 @@ export function writeBaseline(file: string, name: string, record: BaselineRecord
 }
 
 /** The baseline record of a result: every latency distribution and per-window throughputs. */
-export function baselineFromResult(result: BenchResult, fingerprint: string): BaselineRecord {
+export function baselineFromResult(result: ServeBenchResult, fingerprint: string): BaselineRecord {
   const samples: Record<string, number[]> = {}
   for (const m of LATENCY_METRICS) samples[m] = latencySamplesMs(result, m).map(round4)
   for (const k of Object.keys(THROUGHPUT_UNITS) as ThroughputKey[])

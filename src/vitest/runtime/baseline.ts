@@ -1,8 +1,13 @@
 import { compareSamples, type Direction } from '../../metrics/compare-distributions.ts'
-import type { BenchResult } from '../../report/result-types.ts'
-import type { BaselineExpectation, UpdateMode, VerdictCheck } from '../shared/meta.ts'
+import type { BaselineExpectation, ServeBenchResult, UpdateMode, VerdictCheck } from '../shared/meta.ts'
 import { baselineFilePath, baselineFromResult, readBaseline, writeBaseline } from './baseline-store.ts'
-import { type LATENCY_METRICS, METRIC_LABELS, statisticOf, THROUGHPUT_UNITS } from './samples.ts'
+import {
+  isBenchResult,
+  type LATENCY_METRICS,
+  METRIC_LABELS,
+  statisticOf,
+  THROUGHPUT_UNITS,
+} from './samples.ts'
 
 /** Where a benchmark's baseline lives and how `-u` / CI treat it. */
 export interface BaselineContext {
@@ -30,6 +35,8 @@ export const DEFAULT_BASELINE_METRICS = [
   'mean_itl_ms',
   'output_throughput',
 ]
+/** A pooling run has end-to-end latencies only (no token stream, no start times to window). */
+export const DEFAULT_POOLING_BASELINE_METRICS = ['mean_e2el_ms', 'p99_e2el_ms']
 const DEFAULT_TOLERANCE = 0.1
 
 /**
@@ -37,12 +44,20 @@ const DEFAULT_TOLERANCE = 0.1
  * under `-u`, otherwise compare each metric's per-request distribution with the stored one.
  */
 export function matchBaseline(
-  result: BenchResult,
+  result: ServeBenchResult,
   expectation: unknown,
   ctx: BaselineContext,
 ): BaselineOutcome {
   const opts = validate(expectation)
-  const metrics = opts.metrics ?? DEFAULT_BASELINE_METRICS
+  const pooling = !isBenchResult(result)
+  if (pooling && opts.metrics) {
+    const bad = opts.metrics.filter((m) => !/_e2el_ms$/.test(m))
+    if (bad.length > 0)
+      throw new TypeError(
+        `toMatchBaseline: a pooling run (${result.backend}) has end-to-end latencies only; compare <mean|median|std|pNN>_e2el_ms (got ${bad.map((b) => `'${b}'`).join(', ')})`,
+      )
+  }
+  const metrics = opts.metrics ?? (pooling ? DEFAULT_POOLING_BASELINE_METRICS : DEFAULT_BASELINE_METRICS)
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE
   const path = baselineFilePath(ctx.baselineDir, ctx.root, ctx.file)
   const stored = readBaseline(path, ctx.name)

@@ -8,6 +8,7 @@ import type {
   RampUpLoadOptions,
   RandomDatasetOptions,
   RandomDatasetSpec,
+  TraceLoadOptions,
 } from '../../config/from-dsl.ts'
 import type {
   HfDatasetOptions,
@@ -89,7 +90,7 @@ export const datasets: {
   hf: (options) => ({ ...options, kind: 'hf' }),
 }
 
-/** Arrival processes (`--request-rate`, `--burstiness`, `--max-concurrency`, `--ramp-up-*`). */
+/** Arrival processes (`--request-rate`, `--burstiness`, `--max-concurrency`, `--ramp-up-*`, `--self-timed`). */
 export const load: {
   /** Gamma arrivals at `rate` req/s; `burstiness` 1 (default) is Poisson. */
   poisson(options: PoissonLoadOptions): LoadSpec
@@ -99,9 +100,15 @@ export const load: {
   closed(options: ClosedLoadOptions): LoadSpec
   /** A rate that moves from `startRps` to `endRps` over the run. */
   rampUp(options: RampUpLoadOptions): LoadSpec
+  /**
+   * Replays `datasets.timedTrace()` at its own timestamps (`--self-timed`); `timeScale` 0.5 replays
+   * twice as fast. Only with a timed trace.
+   */
+  trace(options?: TraceLoadOptions): LoadSpec
 } = {
   poisson: (options) => ({ ...options, kind: 'poisson' }),
   constant: (options) => ({ ...options, kind: 'constant' }),
   closed: (options) => ({ ...options, kind: 'closed' }),
   rampUp: (options) => ({ ...options, kind: 'rampUp' }),
+  trace: (options = {}) => ({ ...options, kind: 'trace' }),
 }

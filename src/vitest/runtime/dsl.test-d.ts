@@ -3,10 +3,14 @@ import {
   type BenchResult,
   datasets,
   endpoint,
+  isPoolingResult,
   load,
+  type PoolingBenchResult,
   type ServeBenchOptions,
+  type ServeBenchResult,
   serveBench,
 } from '../../index.ts'
+import { servebench } from '../index.ts'
 
 describe('DSL option types', () => {
   test('a misspelt option key is a type error', () => {
@@ -22,6 +26,12 @@ describe('DSL option types', () => {
     endpoint({ backend: 'openai-chatt' })
     // @ts-expect-error load.closed needs concurrency
     load.closed({})
+    // @ts-expect-error 'timescale' is spelt timeScale
+    load.trace({ timescale: 0.5 })
+    // @ts-expect-error 'maxFailureRate' is spelt maxFailureRatio
+    serveBench('x', { maxFailureRate: 0.1 })
+    // @ts-expect-error the reporter's timeline option takes thresholds, not a boolean per band
+    servebench({ timeline: { itlThresholdsMs: [25] } })
   })
 
   test('well-formed options type-check, and assertions receive the result', () => {
@@ -40,7 +50,7 @@ describe('DSL option types', () => {
         metadata: { team: 'serving' },
       },
       (result) => {
-        expectTypeOf(result).toEqualTypeOf<BenchResult>()
+        expectTypeOf(result).toEqualTypeOf<ServeBenchResult>()
       },
     )
     serveBench.each([1, 4])(
@@ -51,6 +61,20 @@ describe('DSL option types', () => {
       },
     )
     expectTypeOf(serveBench.skip).parameter(1).toEqualTypeOf<ServeBenchOptions>()
+    serveBench('trace replay', {
+      dataset: datasets.timedTrace({ path: 'trace.jsonl' }),
+      load: load.trace({ timeScale: 0.5, maxConcurrency: 8 }),
+      readTimeoutS: 30,
+      maxRetries: 2,
+      maxFailureRatio: 0.01,
+      failOnErrorRatio: 0.1,
+    })
+    serveBench('narrowing', {}, (result) => {
+      if (isPoolingResult(result)) expectTypeOf(result).toEqualTypeOf<PoolingBenchResult>()
+      else expectTypeOf(result.ttfts).toEqualTypeOf<number[]>()
+    })
+    servebench({ timeline: true })
+    servebench({ timeline: { itlThresholdsMs: [10, 40] } })
   })
 
   test('matcher arguments are typed', () => {

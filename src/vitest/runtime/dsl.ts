@@ -4,17 +4,22 @@ import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { benchConfigFromDsl, configFingerprint, type ServeBenchOptions } from '../../config/from-dsl.ts'
 import { EndpointError } from '../../errors.ts'
-import type { BenchResult } from '../../report/result-types.ts'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
   checkFailureRatio,
   DEFAULT_MAX_FAILURE_RATIO,
   describeFailureRatio,
 } from '../../runner/failure-ratio.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
-import type { ServeBenchMeta, WorkerSettings } from '../shared/meta.ts'
+import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
+import { lateResults } from './late-results.ts'
+import { failedCount } from './samples.ts'
 
-/** Assertions on a finished run; `result` is the Python-schema result with per-request arrays. */
-export type Assertions = (result: BenchResult) => void | Promise<void>
+/**
+ * Assertions on a finished run; `result` is the Python-schema result with per-request arrays:
+ * the generation shape, or the pooling shape for embeddings, pooling and rerank backends.
+ */
+export type Assertions = (result: ServeBenchResult) => void | Promise<void>
 
 /** `serveBench(name, options, assertions?)`: registers one benchmark as a Vitest test. */
 export type ServeBenchFn = (name: string, options: ServeBenchOptions, assertions?: Assertions) => void
@@ -25,7 +30,7 @@ export type ServeBenchEach = <T>(
 ) => (
   name: string,
   options: ServeBenchOptions | ((row: T) => ServeBenchOptions),
-  assertions?: (result: BenchResult, row: T) => void | Promise<void>,
+  assertions?: (result: ServeBenchResult, row: T) => void | Promise<void>,
 ) => void
 
 export interface ServeBench extends ServeBenchFn {
@@ -80,13 +85,23 @@ function define(api: TestLike): ServeBenchFn {
     api(name, testOptions, async ({ task, signal }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
-      const outcome = await runBenchmark(config, { signal, httpClient: clientFor(config) })
+      const measured = runBenchmark(config, { signal, httpClient: clientFor(config) })
+      // A cancelled run (Ctrl+C in watch mode, --bail) settles the task at once, before the
+      // benchmark has drained; the runner waits for these and sends the late result.
+      const onAbort = (): void => {
+        lateResults().set(task, measured)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      const outcome = await measured.finally(() => signal.removeEventListener('abort', onAbort))
+      const result: ServeBenchResult =
+        outcome.task === 'pooling' ? (outcome.result as unknown as PoolingBenchResult) : outcome.result
       // Stored before the assertions run, so a missed SLO still reports its numbers.
-      meta.result = outcome.result
+      meta.result = result
       meta.interrupted = outcome.interrupted
-      assertSomeAnswered(config, outcome.result)
-      assertFailureRatio(config, outcome.records)
-      await assertions?.(outcome.result)
+      assertSomeAnswered(config, result)
+      const warning = assertFailureRatio(config, outcome.records)
+      if (warning) meta.warnings = [warning]
+      await assertions?.(result)
     })
   }
 }
@@ -129,29 +144,38 @@ function workerSettings(): WorkerSettings {
   return { ...(env ? { baseUrl: env } : {}), simulator: false, simulatorTokenizer: 'cl100k_base' }
 }
 
-function assertSomeAnswered(config: BenchConfig, result: BenchResult): void {
-  if (result.completed > 0 || result.failed === 0) return
+function assertSomeAnswered(config: BenchConfig, result: ServeBenchResult): void {
+  const failed = failedCount(result)
+  if (result.completed > 0 || failed === 0) return
   const url = `${config.endpoint.baseUrl}${config.endpoint.endpointPath}`
   const first = result.errors.find((e) => e !== '') ?? 'unknown error'
   throw new EndpointError(
     'SERVEBENCH_ENDPOINT_UNREACHABLE',
-    `All ${result.failed} requests to ${url} failed; first error: ${first}`,
+    `All ${failed} requests to ${url} failed; first error: ${first}`,
   )
 }
 
-// Fault handling (issue 6): where the CLI only warns above --max-failure-ratio, a benchmark fails.
-function assertFailureRatio(
-  config: BenchConfig,
+/**
+ * Where the CLI only warns above `--max-failure-ratio`, a benchmark fails above `maxFailureRatio`
+ * (0.05), or above `failOnErrorRatio` when that is set; `maxFailureRatio` is then a warning, returned.
+ */
+export function assertFailureRatio(
+  config: Pick<BenchConfig, 'maxFailureRatio' | 'failOnErrorRatio'>,
   records: ReadonlyArray<{ success: boolean; error: string }>,
-): void {
+): string | undefined {
   const failed = records.filter((r) => !r.success)
-  const threshold = config.failOnErrorRatio ?? config.maxFailureRatio ?? DEFAULT_MAX_FAILURE_RATIO
-  const check = checkFailureRatio(
-    { completed: records.length - failed.length, failed: failed.length },
-    threshold,
-  )
-  if (!check.exceeded) return
-  throw new Error(`${describeFailureRatio(check)}; first error: ${failed[0]?.error ?? 'unknown error'}`)
+  const counts = { completed: records.length - failed.length, failed: failed.length }
+  const firstError = `first error: ${failed[0]?.error ?? 'unknown error'}`
+  const maxRatio = config.maxFailureRatio ?? DEFAULT_MAX_FAILURE_RATIO
+  if (config.failOnErrorRatio === undefined) {
+    const check = checkFailureRatio(counts, maxRatio)
+    if (check.exceeded) throw new Error(`${describeFailureRatio(check, 'maxFailureRatio')}; ${firstError}`)
+    return undefined
+  }
+  const verdict = checkFailureRatio(counts, config.failOnErrorRatio)
+  if (verdict.exceeded) throw new Error(`${describeFailureRatio(verdict, 'failOnErrorRatio')}; ${firstError}`)
+  const warning = checkFailureRatio(counts, maxRatio)
+  return warning.exceeded ? `${describeFailureRatio(warning, 'maxFailureRatio')}; ${firstError}` : undefined
 }
 
 const CLIENTS = Symbol.for('servebench.httpClients')

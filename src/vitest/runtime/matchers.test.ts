@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import type { ServeBenchMeta } from '../shared/meta.ts'
 import { servebenchMatchers } from './matchers.ts'
@@ -100,6 +101,72 @@ describe('toHaveGoodput', () => {
     )
     expect(() => servebenchMatchers.toHaveGoodput.call(context() as never, result(), {})).toThrow(
       'toHaveGoodput needs min (a fraction) or minRps',
+    )
+  })
+})
+
+// An embeddings run: three requests, the last one failed; no token stream and no `failed` key.
+function pooling(): PoolingBenchResult {
+  return {
+    backend: 'openai-embeddings',
+    completed: 2,
+    duration: 1,
+    request_throughput: 2,
+    total_input_sequences: 3,
+    input_sequence_throughput: 3,
+    total_token_throughput: 24,
+    input_lens: [8, 8, 8],
+    latencies: [0.02, 0.04, 0],
+    queue_times: [0, 0, 0],
+    errors: ['', '', 'HTTP 500'],
+  } as unknown as PoolingBenchResult
+}
+
+describe('matchers on a pooling result', () => {
+  it('toMeetSLO checks end-to-end latency, request throughput and failures', () => {
+    const r = servebenchMatchers.toMeetSLO.call(context() as never, pooling(), {
+      e2el: { max: 50, mean: 25 },
+      requestThroughput: { min: 1 },
+      failed: 0,
+      errorRate: 0.5,
+    })
+    expect(r.pass).toBe(false)
+    expect(r.message()).toMatchInlineSnapshot(`
+      "SLO missed: mean E2EL 30.0 ms > 25 ms; failed requests 1 > 0
+        ✓ max E2EL 40.0 ms ≤ 50 ms
+        ✗ mean E2EL 30.0 ms > 25 ms
+        ✓ request throughput 2.00 req/s ≥ 1 req/s
+        ✓ error rate 33.3% ≤ 50%
+        ✗ failed requests 1 > 0"
+    `)
+  })
+
+  it('toMeetSLO gives a TypeError for bounds on a token stream that is not there', () => {
+    const call = (slo: unknown) => () =>
+      servebenchMatchers.toMeetSLO.call(context() as never, pooling(), slo as never)
+    expect(call({ ttft: { p99: 100 }, e2el: { p99: 100 } })).toThrow(
+      new TypeError(
+        'toMeetSLO: ttft needs a token stream, but this is a pooling run (openai-embeddings) with no output tokens; bound e2el, requestThroughput, errorRate or failed',
+      ),
+    )
+    expect(call({ tpot: { mean: 1 }, itl: { mean: 1 }, outputThroughput: { min: 1 } })).toThrow(
+      'toMeetSLO: tpot, itl, outputThroughput need a token stream, but this is a pooling run (openai-embeddings) with no output tokens; bound e2el, requestThroughput, errorRate or failed',
+    )
+  })
+
+  it('toHaveGoodput judges end-to-end latency only', () => {
+    const r = servebenchMatchers.toHaveGoodput.call(context() as never, pooling(), {
+      min: 0.3,
+      slo: { e2el: 30 },
+    })
+    expect(r.message().split('\n')[0]).toBe(
+      'Goodput met: goodput 33.3% ≥ 30% (1 of 3 requests within E2EL ≤ 30 ms)',
+    )
+    // The benchmark's goodput option here bounds TTFT, which a pooling run does not have.
+    expect(() => servebenchMatchers.toHaveGoodput.call(context() as never, pooling(), { min: 0.3 })).toThrow(
+      new TypeError(
+        'toHaveGoodput: a pooling run (openai-embeddings) has no token stream, so its goodput SLO can bound only e2el (got TTFT ≤ 250 ms)',
+      ),
     )
   })
 })

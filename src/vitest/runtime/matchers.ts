@@ -2,15 +2,17 @@ import { inject, type RunnerTestCase } from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import type { RequestRecord } from '../../config/records.ts'
 import { isGood } from '../../metrics/goodput.ts'
-import type { BenchResult } from '../../report/result-types.ts'
-import type { GoodputExpectation, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
+import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
 import { matchBaseline } from './baseline.ts'
 import {
+  failedCount,
   isBenchResult,
+  isServeBenchResult,
   LATENCY_METRICS,
   type LatencyMetric,
   latencySamplesMs,
   METRIC_LABELS,
+  POOLING_LATENCY_METRICS,
   requestCount,
   statisticOf,
   succeeded,
@@ -35,7 +37,7 @@ const SLO_KEYS = [...LATENCY_METRICS, 'requestThroughput', 'outputThroughput', '
 export const servebenchMatchers = {
   toMeetSLO(this: MatcherContext, received: unknown, slo: SloSpec): MatcherResult {
     const result = requireResult('toMeetSLO', received)
-    const checks = checkSlo(result, validateSlo(slo))
+    const checks = checkSlo(result, validateSlo(slo, result))
     const met = checks.every((c) => c.pass)
     const failedChecks = checks.filter((c) => !c.pass)
     const summary = met
@@ -46,7 +48,7 @@ export const servebenchMatchers = {
 
   toHaveGoodput(this: MatcherContext, received: unknown, expectation: GoodputExpectation): MatcherResult {
     const result = requireResult('toHaveGoodput', received)
-    const slo = validateGoodput(expectation, this.task?.meta.servebench?.goodput)
+    const slo = validateGoodput(expectation, this.task?.meta.servebench?.goodput, result)
     const total = requestCount(result)
     let good = 0
     for (let i = 0; i < result.latencies.length; i++) if (isGood(recordAt(result, i), slo)) good++
@@ -127,8 +129,8 @@ function finish(
   }
 }
 
-function requireResult(matcher: string, received: unknown): BenchResult {
-  if (!isBenchResult(received)) {
+function requireResult(matcher: string, received: unknown): ServeBenchResult {
+  if (!isServeBenchResult(received)) {
     throw new TypeError(
       `${matcher} expects the result that serveBench passes to its assertions (got ${describe(received)})`,
     )
@@ -136,13 +138,22 @@ function requireResult(matcher: string, received: unknown): BenchResult {
   return received
 }
 
-function validateSlo(slo: unknown): SloSpec {
+function validateSlo(slo: unknown, result: ServeBenchResult): SloSpec {
   if (typeof slo !== 'object' || slo === null)
     throw new TypeError(`toMeetSLO expects an SLO object (got ${describe(slo)})`)
   const problems: string[] = []
+  const pooling = !isBenchResult(result)
+  const tokenKeys: string[] = []
   for (const [key, value] of Object.entries(slo)) {
     if (!(SLO_KEYS as readonly string[]).includes(key)) {
       problems.push(`unknown key '${key}' (valid: ${SLO_KEYS.join(', ')})`)
+    } else if (
+      pooling &&
+      (key === 'outputThroughput' ||
+        ((LATENCY_METRICS as readonly string[]).includes(key) &&
+          !(POOLING_LATENCY_METRICS as readonly string[]).includes(key)))
+    ) {
+      tokenKeys.push(key)
     } else if ((LATENCY_METRICS as readonly string[]).includes(key)) {
       if (typeof value !== 'object' || value === null)
         problems.push(`${key} must be an object of bounds like { p99: 300 }`)
@@ -162,12 +173,16 @@ function validateSlo(slo: unknown): SloSpec {
       problems.push(`failed must be a non-negative count (got ${describe(value)})`)
     }
   }
+  if (tokenKeys.length > 0)
+    problems.push(
+      `${tokenKeys.join(', ')} ${tokenKeys.length === 1 ? 'needs' : 'need'} a token stream, but this is a pooling run (${result.backend}) with no output tokens; bound e2el, requestThroughput, errorRate or failed`,
+    )
   if (Object.keys(slo).length === 0) problems.push('no bound given')
   if (problems.length > 0) throw new TypeError(`toMeetSLO: ${problems.join('; ')}`)
   return slo as SloSpec
 }
 
-function checkSlo(result: BenchResult, slo: SloSpec): VerdictCheck[] {
+function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
   const checks: VerdictCheck[] = []
   for (const metric of LATENCY_METRICS) {
     const bounds = slo[metric]
@@ -195,7 +210,7 @@ function checkSlo(result: BenchResult, slo: SloSpec): VerdictCheck[] {
       pass: actual >= slo.requestThroughput.min,
     })
   }
-  if (slo.outputThroughput) {
+  if (slo.outputThroughput && isBenchResult(result)) {
     const actual = result.output_throughput
     checks.push({
       metric: 'output throughput',
@@ -207,7 +222,7 @@ function checkSlo(result: BenchResult, slo: SloSpec): VerdictCheck[] {
   }
   if (slo.errorRate !== undefined) {
     const total = requestCount(result)
-    const actual = total === 0 ? 1 : result.failed / total
+    const actual = total === 0 ? 1 : failedCount(result) / total
     checks.push({
       metric: 'error rate',
       actual,
@@ -217,18 +232,23 @@ function checkSlo(result: BenchResult, slo: SloSpec): VerdictCheck[] {
     })
   }
   if (slo.failed !== undefined) {
+    const failed = failedCount(result)
     checks.push({
       metric: 'failed requests',
-      actual: result.failed,
+      actual: failed,
       limit: slo.failed,
       unit: 'count',
-      pass: result.failed <= slo.failed,
+      pass: failed <= slo.failed,
     })
   }
   return checks
 }
 
-function validateGoodput(e: unknown, fromOptions: GoodputConfig | undefined): GoodputConfig {
+function validateGoodput(
+  e: unknown,
+  fromOptions: GoodputConfig | undefined,
+  result: ServeBenchResult,
+): GoodputConfig {
   const x = e as GoodputExpectation | null
   if (typeof x !== 'object' || x === null)
     throw new TypeError(`toHaveGoodput expects { min } or { minRps } (got ${describe(e)})`)
@@ -247,16 +267,22 @@ function validateGoodput(e: unknown, fromOptions: GoodputConfig | undefined): Go
       "toHaveGoodput needs a goodput SLO: set serveBench's goodput option or pass { slo: { ttft, tpot, e2el } }",
     )
   }
+  if (!isBenchResult(result) && (slo.ttft !== undefined || slo.tpot !== undefined)) {
+    throw new TypeError(
+      `toHaveGoodput: a pooling run (${result.backend}) has no token stream, so its goodput SLO can bound only e2el (got ${formatGoodputSlo(slo)})`,
+    )
+  }
   return slo
 }
 
 // The per-request view `isGood` reads, rebuilt from the result's arrays.
-function recordAt(result: BenchResult, i: number): RequestRecord {
+function recordAt(result: ServeBenchResult, i: number): RequestRecord {
+  const generation = isBenchResult(result)
   return {
     success: succeeded(result, i),
-    ttftS: result.ttfts[i] ?? 0,
+    ttftS: generation ? (result.ttfts[i] ?? 0) : 0,
     latencyS: result.latencies[i] ?? 0,
-    outputLen: result.output_lens[i] ?? 0,
+    outputLen: generation ? (result.output_lens[i] ?? 0) : 0,
   } as RequestRecord
 }
 

@@ -1,4 +1,5 @@
 import { BenchmarkRunner, type RunnerTask, type RunnerTestSuite, TestRunner } from 'vitest'
+import { lateResults } from './late-results.ts'
 
 /**
  * The Vitest runner of servebench projects. serveBench tasks are ordinary test tasks, so Vitest's
@@ -37,6 +38,28 @@ export default class ServebenchRunner extends TestRunner {
       this.benchFile = this.config.mode === 'benchmark' && bench > 0
     }
     await super.onBeforeRunSuite(suite)
+  }
+
+  override async onAfterRunSuite(suite: RunnerTestSuite): Promise<void> {
+    if (suite.file === suite) await this.sendLateResults(suite)
+    await super.onAfterRunSuite(suite)
+  }
+
+  // A cancelled benchmark's task was reported before its run drained: wait for the run (the drain
+  // is bounded) and report the task again, so the reporter writes what was measured.
+  private async sendLateResults(file: RunnerTestSuite): Promise<void> {
+    const late = lateResults()
+    for (const [task, measured] of late) {
+      if (task.file !== file) continue
+      late.delete(task)
+      await measured.catch(() => undefined)
+      // The assertions' continuation stores the result right after the run settles.
+      await new Promise((resolve) => setImmediate(resolve))
+      // Vitest patches onTaskUpdate onto the runner instance; it sends [id, result, meta] packs.
+      const send = (this as { onTaskUpdate?: (packs: unknown[], events: unknown[]) => Promise<void> })
+        .onTaskUpdate
+      await send?.call(this, [[task.id, task.result, task.meta]], [])
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 import { mean, median, percentile, std } from '../../metrics/percentile.ts'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
+import type { ServeBenchResult } from '../shared/meta.ts'
 
 /** Per-request latency metrics a verdict can look at. */
 export type LatencyMetric = 'ttft' | 'tpot' | 'itl' | 'e2el'
@@ -20,7 +22,28 @@ export const METRIC_LABELS: { readonly [K in LatencyMetric]: string } = {
   e2el: 'E2EL',
 }
 
-/** True when `value` looks like the result object `serveBench` passes to its assertions. */
+/** Latency metrics a pooling run has: no token stream, so only end-to-end latency. */
+export const POOLING_LATENCY_METRICS: readonly LatencyMetric[] = ['e2el']
+
+/** True when `value` is a result `serveBench` passes to its assertions, generation or pooling. */
+export function isServeBenchResult(value: unknown): value is ServeBenchResult {
+  return isBenchResult(value) || isPoolingResult(value)
+}
+
+/** True for the pooling shape (embeddings, pooling, rerank backends). */
+export function isPoolingResult(value: unknown): value is PoolingBenchResult {
+  const r = value as Partial<PoolingBenchResult> | null
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.total_input_sequences === 'number' &&
+    Array.isArray(r.latencies) &&
+    Array.isArray(r.errors) &&
+    !Array.isArray((r as { ttfts?: unknown }).ttfts)
+  )
+}
+
+/** True when `value` looks like a generation result (with the token-stream arrays). */
 export function isBenchResult(value: unknown): value is BenchResult {
   const r = value as Partial<BenchResult> | null
   return (
@@ -33,9 +56,19 @@ export function isBenchResult(value: unknown): value is BenchResult {
   )
 }
 
-/** The successful requests' values of one latency metric, in ms (Python's per-metric lists). */
-export function latencySamplesMs(result: BenchResult, metric: LatencyMetric): number[] {
+/**
+ * The successful requests' values of one latency metric, in ms (Python's per-metric lists). A
+ * pooling result has only `e2el`; the other metrics give no samples.
+ */
+export function latencySamplesMs(result: ServeBenchResult, metric: LatencyMetric): number[] {
   const out: number[] = []
+  if (!isBenchResult(result)) {
+    if (metric !== 'e2el') return out
+    result.latencies.forEach((latencyS, i) => {
+      if (succeeded(result, i)) out.push(latencyS * 1000)
+    })
+    return out
+  }
   const n = result.latencies.length
   for (let i = 0; i < n; i++) {
     if (!succeeded(result, i)) continue
@@ -68,20 +101,28 @@ export function statisticOf(name: string): ((xs: readonly number[]) => number) |
 }
 
 /** Whether request `i` succeeded (its error text is empty). */
-export function succeeded(result: BenchResult, i: number): boolean {
+export function succeeded(result: ServeBenchResult, i: number): boolean {
   return (result.errors?.[i] ?? '') === ''
 }
 
 /** Number of requests in the measured run, failures included. */
-export function requestCount(result: BenchResult): number {
-  return result.completed + result.failed
+export function requestCount(result: ServeBenchResult): number {
+  return result.completed + failedCount(result)
+}
+
+/** Failed requests; a pooling result has no `failed` key, so they are counted from `errors`. */
+export function failedCount(result: ServeBenchResult): number {
+  if (typeof result.failed === 'number') return result.failed
+  return result.errors.filter((e) => e !== '').length
 }
 
 /**
  * Throughput of each of `k` equal time windows over the run (batch means): the per-run throughput
  * is one number, so a statistical comparison needs a sample from within the run.
  */
-export function windowThroughputs(result: BenchResult, key: ThroughputKey): number[] {
+export function windowThroughputs(result: ServeBenchResult, key: ThroughputKey): number[] {
+  // A pooling result has no start times: no windows.
+  if (!isBenchResult(result)) return []
   const ends: Array<{ endS: number; tokens: number }> = []
   let t0 = Number.POSITIVE_INFINITY
   let t1 = Number.NEGATIVE_INFINITY

@@ -4,7 +4,14 @@
  */
 import type {} from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
+
+/**
+ * What a benchmark produces: the generation result, or the pooling shape for the embeddings,
+ * pooling and rerank backends (no token stream: no `ttfts`, `itls`, `failed` or output-token keys).
+ */
+export type ServeBenchResult = BenchResult | PoolingBenchResult
 
 /** Bounds on one latency metric in ms: `mean`, `median`, `std`, `max`, `min`, or any `pNN` (`p99`, `p99.9`). */
 export interface LatencyBounds {
@@ -94,9 +101,11 @@ export interface ServeBenchMeta {
   /** The benchmark's goodput SLO (ms), the default of `toHaveGoodput`. */
   goodput?: GoodputConfig
   /** The Python-schema result with per-request arrays; set before the assertions run. */
-  result?: BenchResult
+  result?: ServeBenchResult
   /** The run was stopped before every request was answered. */
   interrupted?: boolean
+  /** Notes that did not fail the benchmark (failures above `maxFailureRatio` under `failOnErrorRatio`). */
+  warnings?: string[]
   verdicts: Verdict[]
 }
 

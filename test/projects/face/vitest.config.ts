@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url'
+import { servebench } from 'servebench/vitest'
+import { defineConfig } from 'vitest/config'
+
+// Fixed-timing simulator (TTFT 20 ms, ITL 5 ms); SB_TIMELINE=1 turns the timeline pages on.
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [
+    servebench({
+      simulator: { ttftMs: 20, itlMs: 5 },
+      resultDir: process.env.SB_RESULT_DIR ?? 'servebench-results',
+      ...(process.env.SB_TIMELINE ? { timeline: { itlThresholdsMs: [1, 1000] } } : {}),
+    }),
+  ],
+  test: { include: [process.env.SB_INCLUDE ?? '*.test.ts'] },
+})
