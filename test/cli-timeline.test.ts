@@ -60,7 +60,10 @@ describe('servebench serve --plot-timeline', () => {
     expect(page).toContain(`<dt>ITL gaps ≥ 8 ms</dt><dd>${slow} <small>of 84</small></dd>`)
   })
 
-  test('writes the page without --save-result, and rejects bad thresholds', async ({ sim, tmpDir }) => {
+  test('writes the page without --save-result, not for pooling runs, and rejects bad thresholds', async ({
+    sim,
+    tmpDir,
+  }) => {
     const run = await runCli([
       'serve',
       '--base-url',
@@ -84,6 +87,29 @@ describe('servebench serve --plot-timeline', () => {
     expect(files[0]).toMatch(/^openai-infqps-sim-model-\d{8}-\d{6}\.timeline\.html$/)
     const page = await readFile(join(tmpDir, files[0]!), 'utf8')
     expect(page).toContain('decode (ITL &lt; 25 ms)')
+
+    // A pooling run has no token stream to draw.
+    const embed = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      '--backend',
+      'openai-embeddings',
+      '--tokenizer',
+      'cl100k_base',
+      '--random-input-len',
+      '16',
+      '--num-prompts',
+      '2',
+      '--disable-tqdm',
+      '--result-dir',
+      join(tmpDir, 'embed'),
+      '--plot-timeline',
+    ])
+    expect(embed.code).toBe(0)
+    expect(embed.stderr).toContain(
+      'servebench: --plot-timeline: a pooling run has no token stream; no timeline written\n',
+    )
 
     const bad = await runCli(['serve', '--plot-timeline', '--timeline-itl-thresholds', '50,25'])
     expect(bad.code).toBe(2)
