@@ -2,7 +2,9 @@ import { readFile, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers'
 import { readChatTemplateConfig } from './chat-template.ts'
+import { hfSpaceSplitting } from './hf-splitting.ts'
 import type { Tokenizer } from './index.ts'
+import { withTextSplitting } from './splitting.ts'
 
 /** Where a Hugging Face tokenizer lives on disk. */
 export interface TokenizerFiles {
@@ -41,7 +43,7 @@ export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promis
   let vocabSize = 0
   for (const id of tokenizer.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1)
   const { template, specialTokensMap } = readChatTemplateConfig(config)
-  return {
+  const loaded: Tokenizer = {
     id,
     kind: 'hf',
     vocabSize,
@@ -54,6 +56,8 @@ export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promis
     ...(template !== undefined ? { chatTemplate: template } : {}),
     specialTokensMap,
   }
+  const splitting = hfSpaceSplitting(json, config, tokenizer, vocabSize)
+  return splitting === undefined ? loaded : withTextSplitting(loaded, splitting)
 }
 
 // The BPE model looks up each candidate merge with `JSON.stringify([left, right])` as the map

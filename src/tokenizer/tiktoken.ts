@@ -1,5 +1,6 @@
 import type { TiktokenBPE } from 'js-tiktoken/lite'
 import type { Tokenizer } from './index.ts'
+import { withTextSplitting } from './splitting.ts'
 
 /** Built-in tiktoken encodings, loaded offline from the ranks that `js-tiktoken` ships. */
 export type TiktokenEncodingName =
@@ -37,7 +38,7 @@ export async function loadTiktoken(name: TiktokenEncodingName): Promise<Tokenize
   const bpe = createTiktokenBpe(ranks)
   const specialIds = new Set(Object.values(ranks.special_tokens))
   const allowed = bpe.rankIds.filter((id) => !specialIds.has(id))
-  return {
+  const tokenizer: Tokenizer = {
     id: name,
     kind: 'tiktoken',
     vocabSize: bpe.vocabSize,
@@ -46,6 +47,8 @@ export async function loadTiktoken(name: TiktokenEncodingName): Promise<Tokenize
     decode: async (ids, options) => bpe.decode(ids, options?.skipSpecialTokens ?? true),
     allowedTokenIds: () => allowed.slice(),
   }
+  // Every built-in split pattern (GPT-2's, cl100k's, o200k's) starts a piece at a space after a non-space.
+  return withTextSplitting(tokenizer, { byteLength: bpe.byteLength, keepsBytes: () => true })
 }
 
 const MERGE_CACHE_SIZE = 100_000
@@ -56,6 +59,8 @@ interface TiktokenBpe {
   rankIds: number[]
   encode(text: string): number[]
   decode(ids: readonly number[], skipSpecial: boolean): string
+  /** UTF-8 bytes of a ranked id; -1 for a special or unknown id. */
+  byteLength(id: number): number
 }
 
 // Deviation: our own byte-pair merge instead of js-tiktoken's `encode`, which keys its rank map by
@@ -124,6 +129,7 @@ function createTiktokenBpe(ranks: TiktokenBPE): TiktokenBpe {
       encodeOrdinary(text.slice(start), out)
       return out
     },
+    byteLength: (id) => bytesOf[id]?.length ?? -1,
     decode(ids, skipSpecial) {
       let bytes = ''
       for (const id of ids) {

