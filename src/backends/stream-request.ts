@@ -1,20 +1,25 @@
-import { STATUS_CODES } from 'node:http'
-import { request } from 'undici'
+import type { request } from 'undici'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
+import { StreamDispatch } from './stream-dispatch.ts'
 import type { BackendRequest } from './types.ts'
 
 /** Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`). */
 export type ChoiceTextReader = (choice: unknown) => string | undefined
 
+// Error texts live in request-errors.ts; the pooling request and older callers import them here.
+export {
+  describeError,
+  describeFailure,
+  ERROR_BODY_MAX_CHARS,
+  httpErrorText,
+  readErrorBody,
+} from './request-errors.ts'
+
 /** Python's text, verbatim (no space after the period). */
 export const NO_VALID_CHUNK_ERROR =
   'Never received a valid chunk to calculate TTFT.This response will be marked as failed!'
-
-/** Characters of an error response body kept in the error text. */
-export const ERROR_BODY_MAX_CHARS = 1000
-const ERROR_BODY_MAX_BYTES = 4 * ERROR_BODY_MAX_CHARS
 
 /**
  * Sends one streaming generation request and times it.
@@ -52,7 +57,7 @@ export interface StreamHandler {
  * Sends one streaming request with the given body and headers, and feeds the body to the handler
  * `createHandler` makes. Errors become a failed output, as in {@link sendStreamingRequest}.
  */
-export async function sendStream(
+export function sendStream(
   req: BackendRequest,
   client: HttpClient,
   body: string | Uint8Array,
@@ -61,44 +66,46 @@ export async function sendStream(
 ): Promise<RequestOutput> {
   const output = pendingOutput(req)
   const abort = createAbort(req)
-  const options = postOptions(req, client, headers, body, abort)
-  const startMs = performance.now()
+  const readTimeoutMs = readTimeoutMsOf(req)
+  let startMs = 0
+  const handler = new StreamDispatch(req, output, abort, (output) => createHandler(startMs, output))
+  startMs = performance.now()
   output.startTimeS = startMs / 1000
   try {
-    let response: Awaited<ReturnType<typeof request>>
-    try {
-      response = await request(req.url, options)
-    } catch (error) {
-      output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
-      req.onEarlyFailure?.({ kind: 'connect', timedOut: abort?.reason() !== undefined || isTimeout(error) })
-      return output
-    }
-    abort?.headersArrived()
-    if (response.statusCode < 200 || response.statusCode > 299) {
-      output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
-      const retryAfter = response.headers['retry-after']
-      req.onEarlyFailure?.({
-        kind: 'status',
-        status: response.statusCode,
-        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-      })
-      return output
-    }
-    const stream = createHandler(startMs, output)
-    try {
-      await readBody(response.body, stream)
-    } catch (error) {
-      stream.finish()
-      output.success = false
-      output.error = `Stream error: ${describeFailure(error, req, abort?.reason)}`
-      return output
-    }
-    stream.finish()
-    return output
-  } finally {
-    abort?.dispose()
+    const { origin, path } = originAndPath(req.url)
+    client.dispatcher.dispatch(
+      {
+        origin,
+        path,
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: readTimeoutMs,
+        bodyTimeout: readTimeoutMs,
+      },
+      handler,
+    )
+  } catch (error) {
+    // As `request()` did: a URL undici cannot send to fails the request, it does not throw.
+    handler.onResponseError(undefined, error as Error)
   }
+  return handler.done
 }
+
+/** undici's `origin` and `path` of a URL, as `request(url)` splits it; the last URL is kept. */
+function originAndPath(url: string): { origin: string; path: string } {
+  if (url !== lastUrl) {
+    const parsed = new URL(url)
+    lastUrl = url
+    lastOriginAndPath = {
+      origin: parsed.origin,
+      path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname,
+    }
+  }
+  return lastOriginAndPath!
+}
+let lastUrl: string | undefined
+let lastOriginAndPath: { origin: string; path: string } | undefined
 
 /** A request's output before it is sent: failed with no error text, no timings, the dataset's prompt length. */
 export function pendingOutput(req: BackendRequest): RequestOutput {
@@ -155,15 +162,6 @@ export function buildHeaders(
   for (const name in req.headers) setHeader(headers, name, req.headers[name]!)
   setHeader(headers, 'x-request-id', req.requestId)
   return headers
-}
-
-/** `HTTP 500 Internal Server Error: <body>` (Rust wording), the body cut to ~1000 characters. */
-export function httpErrorText(status: number, body: string): string {
-  const reason = STATUS_CODES[status]
-  const head = reason ? `HTTP ${status} ${reason}` : `HTTP ${status}`
-  const text = body.trim()
-  if (text === '') return head
-  return `${head}: ${text.length > ERROR_BODY_MAX_CHARS ? `${text.slice(0, ERROR_BODY_MAX_CHARS)}…` : text}`
 }
 
 /** Per-stream state: the parser, the timestamps and the fields read from events. */
@@ -292,76 +290,6 @@ export function createAbort(req: BackendRequest): Abort | undefined {
       signal?.removeEventListener('abort', onAbort)
     },
   }
-}
-
-function readBody(body: NodeJS.ReadableStream, stream: StreamHandler): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // A `data` listener instead of `for await`: no promise per chunk, and the chunk is stamped
-    // in the same tick undici hands it over.
-    body.on('data', (chunk: Buffer) => stream.chunk(chunk))
-    body.once('end', () => resolve())
-    body.once('error', reject)
-  })
-}
-
-/** The start of an error response body (enough for the error text), as UTF-8. */
-export async function readErrorBody(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
-  const chunks: Buffer[] = []
-  let bytes = 0
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk)
-      bytes += chunk.length
-      if (bytes >= ERROR_BODY_MAX_BYTES) break
-    }
-  } catch {
-    // The status line is the error; a broken error body adds nothing.
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-/** Why a request failed: its abort reason, an undici timeout in words, or the error chain. */
-export function describeFailure(
-  error: unknown,
-  req: BackendRequest,
-  abortReason?: () => string | undefined,
-): string {
-  const reason = abortReason?.()
-  if (reason !== undefined) return reason
-  const code = (error as { code?: unknown } | null)?.code
-  if (code === 'UND_ERR_BODY_TIMEOUT') return `read timed out after ${req.readTimeoutS} s without data`
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return `read timed out after ${req.readTimeoutS} s waiting for response headers`
-  }
-  return describeError(error)
-}
-
-function isTimeout(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return code === 'UND_ERR_HEADERS_TIMEOUT'
-}
-
-/** The message, its code when the message lacks it, and each cause on its own line. */
-export function describeError(error: unknown): string {
-  const lines: string[] = []
-  let current: unknown = error
-  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
-    lines.push(describeOne(current))
-    current = (current as { cause?: unknown }).cause
-  }
-  return lines.join('\n  Caused by: ')
-}
-
-function describeOne(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  let message = error.message
-  // Happy-eyeballs connects fail with an AggregateError whose own message is empty.
-  if (message === '' && error instanceof AggregateError) {
-    message = error.errors.map((inner) => describeOne(inner)).join('; ')
-  }
-  if (message === '') message = error.name
-  const code = (error as { code?: unknown }).code
-  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message
 }
 
 function serverErrorText(error: unknown): string {

@@ -1,0 +1,133 @@
+import type { Dispatcher } from 'undici'
+import type { RequestOutput } from '../config/records.ts'
+import { describeFailure, ERROR_BODY_MAX_BYTES, httpErrorText, isTimeout } from './request-errors.ts'
+import type { Abort, StreamHandler } from './stream-request.ts'
+import type { BackendRequest } from './types.ts'
+
+/**
+ * The undici handler of one streamed request: body chunks go straight from the HTTP parser to
+ * the stream handler, with no Readable in between (no buffering, no event emitter, no promise per
+ * chunk), so each chunk is stamped in the same tick the socket delivered it. Settles the output
+ * as `request()` + a `data` listener did: a failure before the headers is `Request failed`, a
+ * non-2xx status reads the start of its body for the error text, a break mid-body is `Stream error`.
+ */
+export class StreamDispatch implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined
+  private stream: StreamHandler | undefined
+  /** A non-2xx answer: its status, `Retry-After` and the start of its body. */
+  private status: { code: number; retryAfter: unknown; chunks: Buffer[]; bytes: number } | undefined
+  private settled = false
+  private readonly removeAbortListener: (() => void) | undefined
+  private readonly req: BackendRequest
+  private readonly output: RequestOutput
+  private readonly abort: Abort | undefined
+  private readonly createHandler: (output: RequestOutput) => StreamHandler
+  private resolve: ((output: RequestOutput) => void) | undefined
+  /** The output, once the request succeeded or failed; never rejects. */
+  readonly done: Promise<RequestOutput>
+
+  constructor(
+    req: BackendRequest,
+    output: RequestOutput,
+    abort: Abort | undefined,
+    createHandler: (output: RequestOutput) => StreamHandler,
+  ) {
+    this.req = req
+    this.output = output
+    this.abort = abort
+    this.createHandler = createHandler
+    this.done = new Promise((resolve) => {
+      this.resolve = resolve
+    })
+    const signal = abort?.signal
+    if (signal !== undefined && !signal.aborted) {
+      const onAbort = (): void => this.controller?.abort(signal.reason)
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.removeAbortListener = () => signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    const signal = this.abort?.signal
+    if (signal?.aborted) controller.abort(signal.reason)
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return // 1xx: the real answer follows.
+    this.abort?.headersArrived()
+    if (statusCode > 299) {
+      this.status = { code: statusCode, retryAfter: headers['retry-after'], chunks: [], bytes: 0 }
+    } else {
+      this.stream = this.createHandler(this.output)
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.stream !== undefined) {
+      this.stream.chunk(chunk)
+      return
+    }
+    const status = this.status
+    if (status === undefined || this.settled) return
+    status.chunks.push(chunk)
+    status.bytes += chunk.length
+    if (status.bytes >= ERROR_BODY_MAX_BYTES) {
+      // Enough for the error text: settle now and drop the rest of the body with the connection.
+      this.settleStatus()
+      controller.abort(new Error('error body read'))
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.status !== undefined) this.settleStatus()
+    else this.settleBody(undefined)
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.status !== undefined) {
+      // The status line is the error; a broken error body adds nothing.
+      this.settleStatus()
+    } else if (this.stream !== undefined) {
+      this.settleBody(error)
+    } else if (!this.settled) {
+      const { output, req, abort } = this
+      output.error = `Request failed: ${describeFailure(error, req, abort?.reason)}`
+      req.onEarlyFailure?.({ kind: 'connect', timedOut: abort?.reason() !== undefined || isTimeout(error) })
+      this.settle()
+    }
+  }
+
+  private settleStatus(): void {
+    if (this.settled) return
+    const { code, retryAfter, chunks } = this.status!
+    this.output.error = httpErrorText(code, Buffer.concat(chunks).toString('utf8'))
+    this.req.onEarlyFailure?.({
+      kind: 'status',
+      status: code,
+      ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+    })
+    this.settle()
+  }
+
+  private settleBody(error: Error | undefined): void {
+    if (this.settled) return
+    this.stream!.finish()
+    if (error !== undefined) {
+      this.output.success = false
+      this.output.error = `Stream error: ${describeFailure(error, this.req, this.abort?.reason)}`
+    }
+    this.settle()
+  }
+
+  private settle(): void {
+    this.settled = true
+    this.removeAbortListener?.()
+    this.abort?.dispose()
+    this.resolve!(this.output)
+  }
+}
