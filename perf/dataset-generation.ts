@@ -34,6 +34,10 @@ export interface GenerationMemory {
   inputLen: number
   seconds: number
   maxRssMb: number
+  /** Right after generation, before any prompt is read: RSS, V8 heap in use, and array buffers (packed prompts). */
+  heldRssMb: number
+  heldHeapMb: number
+  heldArrayBuffersMb: number
   /** UTF-8 bytes of all prompts. */
   textUtf8Mb: number
   /** Bytes the strings take in V8 (1 per char for Latin-1 strings, else 2). */
@@ -101,7 +105,15 @@ export function measureGenerationMemory(prompts = 20_000, inputLen = 8_192): Gen
   })
   if (child.status !== 0) throw new Error(`memory child failed (${child.status}): ${child.stderr}`)
   const line = child.stdout.trim().split('\n').at(-1)!
-  const figures = JSON.parse(line) as { seconds: number; maxRssKb: number; utf8: number; inMemory: number }
+  const figures = JSON.parse(line) as {
+    seconds: number
+    maxRssKb: number
+    utf8: number
+    inMemory: number
+    heldRss: number
+    heldHeap: number
+    heldArrayBuffers: number
+  }
   const mb = (bytes: number): number => bytes / 2 ** 20
   return {
     tokenizer: 'cl100k_base',
@@ -109,6 +121,9 @@ export function measureGenerationMemory(prompts = 20_000, inputLen = 8_192): Gen
     inputLen,
     seconds: figures.seconds,
     maxRssMb: figures.maxRssKb / 1024,
+    heldRssMb: mb(figures.heldRss),
+    heldHeapMb: mb(figures.heldHeap),
+    heldArrayBuffersMb: mb(figures.heldArrayBuffers),
     textUtf8Mb: mb(figures.utf8),
     textInMemoryMb: mb(figures.inMemory),
     targetUtf8Mb: 1.5 * mb(figures.utf8) + 300,
@@ -156,13 +171,15 @@ const dataset = { kind: 'random', inputLen: ${inputLen}, outputLen: 128, prefixL
 const started = performance.now()
 const requests = await generateRequests(dataset, { tokenizer, numPrompts: ${prompts}, seed: 0 })
 const seconds = (performance.now() - started) / 1000
+const held = process.memoryUsage()
 let utf8 = 0
 let inMemory = 0
 for (const { prompt } of requests) {
   utf8 += Buffer.byteLength(prompt, 'utf8')
   inMemory += /[^\\u0000-\\u00ff]/.test(prompt) ? 2 * prompt.length : prompt.length
 }
-console.log(JSON.stringify({ seconds, maxRssKb: process.resourceUsage().maxRSS, utf8, inMemory }))
+console.log(JSON.stringify({ seconds, maxRssKb: process.resourceUsage().maxRSS, utf8, inMemory,
+  heldRss: held.rss, heldHeap: held.heapUsed, heldArrayBuffers: held.arrayBuffers }))
 `
 }
 
@@ -182,7 +199,8 @@ export async function printDatasetGeneration(which: 'speed' | 'memory' | 'all' =
     const r = measureGenerationMemory()
     console.log(
       `dataset memory: ${r.prompts} random prompts of ${r.inputLen} tokens (${r.tokenizer}) in ${r.seconds.toFixed(1)} s, ` +
-        `peak RSS ${r.maxRssMb.toFixed(0)} MB; text ${r.textUtf8Mb.toFixed(0)} MB UTF-8 (target ${r.targetUtf8Mb.toFixed(0)} MB), ` +
+        `peak RSS ${r.maxRssMb.toFixed(0)} MB (after generation: RSS ${r.heldRssMb.toFixed(0)} MB, heap ${r.heldHeapMb.toFixed(0)} MB, ` +
+        `array buffers ${r.heldArrayBuffersMb.toFixed(0)} MB); text ${r.textUtf8Mb.toFixed(0)} MB UTF-8 (target ${r.targetUtf8Mb.toFixed(0)} MB), ` +
         `${r.textInMemoryMb.toFixed(0)} MB as V8 strings (target ${r.targetInMemoryMb.toFixed(0)} MB) (load ${r.loadAverage1m.toFixed(2)})`,
     )
     console.log(JSON.stringify({ perf: 'dataset-generation-memory', ...r }))

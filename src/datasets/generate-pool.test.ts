@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import type { RandomDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
-import { buildRandomPrompts } from './generate-pool.ts'
+import { buildRandomPrompts, promptText } from './generate-pool.ts'
 import { generateRandom } from './random.ts'
 
 const require = createRequire(import.meta.url)
@@ -43,6 +43,30 @@ describe.each([
     const pooled = await generateRandom(config, context, { threads: 2 })
     expect(pooled).toEqual(single)
     for (const request of pooled) expect(request.promptTokenIds).toHaveLength(request.promptLen)
+  })
+})
+
+describe('prompts built on workers', { timeout: 30_000 }, () => {
+  it('stay UTF-8 until read, read as the same string each time, and take an assigned string', async () => {
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const context = { tokenizer, numPrompts: 6, seed: 2 }
+    const [request] = await generateRandom(randomConfig(), context, { threads: 1 })
+    const descriptor = Object.getOwnPropertyDescriptor(request!, 'prompt')!
+    expect(descriptor.get).toBeTypeOf('function')
+    expect(descriptor.enumerable).toBe(true)
+    const text = request!.prompt
+    expect(text.length).toBeGreaterThan(0)
+    expect(request!.prompt).toBe(text)
+    expect(JSON.parse(JSON.stringify(request)).prompt).toBe(text)
+    expect({ ...request! }.prompt).toBe(text)
+    request!.prompt = 'replaced'
+    expect(request!.prompt).toBe('replaced')
+    expect(Object.getOwnPropertyDescriptor(request!, 'prompt')!.writable).toBe(true)
+  })
+
+  it('keep a leading byte-order mark and non-Latin-1 text through the UTF-8 buffer', async () => {
+    expect(promptText(new TextEncoder().encode('\ufeffé 中文 😀'))).toBe('\ufeffé 中文 😀')
+    expect(promptText('plain')).toBe('plain')
   })
 })
 

@@ -7,9 +7,15 @@ import { DatasetError } from '../errors.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
 import { buildRandomPrompt, type RandomPromptPlan } from './random-prompts.ts'
 
+/**
+ * A prompt's text: a string, or its UTF-8 bytes in a chunk buffer that a worker sent (half the
+ * memory of a V8 string for text outside Latin-1), decoded by {@link promptText} when read.
+ */
+export type PromptText = string | Uint8Array
+
 /** The prompts of a plan, in request order. */
 export interface BuiltPrompts {
-  prompts: string[]
+  prompts: PromptText[]
   promptLens: Int32Array
   /** Token ids per request; only with `plan.promptTokenIds`. */
   ids?: number[][]
@@ -38,7 +44,9 @@ export type WorkerReply =
   | {
       kind: 'chunk'
       start: number
-      prompts: string[]
+      /** The chunk's prompts, UTF-8, one after another; prompt k is bytes [offsets[k], offsets[k + 1]). */
+      bytes: Uint8Array
+      offsets: Int32Array
       promptLens: Int32Array
       ids?: Int32Array[]
       mismatch: number
@@ -64,8 +72,8 @@ const CHUNKS_IN_FLIGHT = 2
  * Builds every prompt of a random-dataset plan, on worker threads when that pays (see
  * {@link BuildPromptsOptions.threads}). Each worker loads the tokenizer once by its id and builds
  * contiguous chunks of requests; results land by index, so the output is identical to building
- * on one thread for the same plan. Strings cross from a worker once, in chunks, so no thread
- * holds a second copy of the whole prompt set.
+ * on one thread for the same plan. A worker sends each chunk as one UTF-8 buffer, moved rather
+ * than copied, and the prompts stay in it (see {@link PromptText}).
  */
 export async function buildRandomPrompts(
   tokenizer: Tokenizer,
@@ -164,18 +172,27 @@ function splitIntoJobs(plan: RandomPromptPlan): PromptJob[] {
   return jobs
 }
 
+// The prompts stay views into the chunk's buffer (moved here, not copied): no string of them exists
+// until a request is sent.
 function store(built: BuiltPrompts, reply: Extract<WorkerReply, { kind: 'chunk' }>): void {
-  for (let k = 0; k < reply.prompts.length; k++) {
-    built.prompts[reply.start + k] = reply.prompts[k]!
+  for (let k = 0; k < reply.promptLens.length; k++) {
+    built.prompts[reply.start + k] = reply.bytes.subarray(reply.offsets[k]!, reply.offsets[k + 1]!)
     built.promptLens[reply.start + k] = reply.promptLens[k]!
     if (built.ids !== undefined) built.ids[reply.start + k] = Array.from(reply.ids![k]!)
   }
   built.mismatchTotal += reply.mismatch
 }
 
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true })
+
+/** The text of a built prompt (a fresh string each call for packed UTF-8). */
+export function promptText(text: PromptText): string {
+  return typeof text === 'string' ? text : utf8.decode(text)
+}
+
 function emptyResult(count: number, withIds: boolean): BuiltPrompts {
   return {
-    prompts: new Array<string>(count),
+    prompts: new Array<PromptText>(count),
     promptLens: new Int32Array(count),
     ...(withIds ? { ids: new Array<number[]>(count) } : {}),
     mismatchTotal: 0,

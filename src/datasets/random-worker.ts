@@ -32,25 +32,32 @@ async function build(job: PromptJob): Promise<void> {
   const { tokenizer, allowed } = await ready
   const size = job.end - job.start
   const prompts = new Array<string>(size)
+  const offsets = new Int32Array(size + 1)
   const promptLens = new Int32Array(size)
   const ids: Int32Array[] | undefined = plan.promptTokenIds ? [] : undefined
   let mismatch = 0
   for (let k = 0; k < size; k++) {
     const built = await buildRandomPrompt(tokenizer, allowed, plan, job.start + k)
     prompts[k] = built.prompt
+    offsets[k + 1] = offsets[k]! + Buffer.byteLength(built.prompt, 'utf8')
     promptLens[k] = built.promptLen
     if (ids !== undefined) ids.push(Int32Array.from(built.ids!))
     mismatch += built.mismatch
   }
+  // One UTF-8 buffer for the chunk: half the bytes of two-byte strings, and moved to the pool.
+  const bytes = new Uint8Array(offsets[size]!)
+  const encoder = new TextEncoder()
+  for (let k = 0; k < size; k++) encoder.encodeInto(prompts[k]!, bytes.subarray(offsets[k]!))
   const reply: WorkerReply = {
     kind: 'chunk',
     start: job.start,
-    prompts,
+    bytes,
+    offsets,
     promptLens,
     mismatch,
     ...(ids ? { ids } : {}),
   }
-  // The typed arrays are moved, not copied; the prompt strings are copied once, then dropped here.
-  const transfer = [promptLens, ...(ids ?? [])].map((array) => array.buffer as ArrayBuffer)
+  // The typed arrays are moved, not copied; the prompt strings are dropped here.
+  const transfer = [bytes, offsets, promptLens, ...(ids ?? [])].map((array) => array.buffer as ArrayBuffer)
   port.postMessage(reply, transfer)
 }

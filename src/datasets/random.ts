@@ -4,7 +4,7 @@ import { ConfigError, DatasetError } from '../errors.ts'
 import { createRng, type Rng } from '../rng.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
 import { decodeToTargetLen } from './decode-to-target.ts'
-import { type BuildPromptsOptions, buildRandomPrompts } from './generate-pool.ts'
+import { type BuildPromptsOptions, buildRandomPrompts, promptText } from './generate-pool.ts'
 import type { DatasetContext } from './index.ts'
 import type { RandomPromptPlan } from './random-prompts.ts'
 import { checkRangeRatio, inputBounds, outputBounds } from './range-ratio.ts'
@@ -98,11 +98,13 @@ export async function buildRandomRequests(
   const count = plan.inputLens.length
   const requests: SampleRequest[] = new Array(count)
   for (let i = 0; i < count; i++) {
+    const text = built.prompts[i]!
     const request: SampleRequest = {
-      prompt: built.prompts[i]!,
+      prompt: typeof text === 'string' ? text : '',
       promptLen: built.promptLens[i]!,
       expectedOutputLen: outputLens[i]!,
     }
+    if (typeof text !== 'string') lazyPrompt(request, text)
     if (built.ids !== undefined) request.promptTokenIds = built.ids[i]!
     requests[i] = request
   }
@@ -114,6 +116,25 @@ export async function buildRandomRequests(
     )
   }
   return requests
+}
+
+// A prompt a worker sent stays UTF-8 (half the memory of a V8 string outside Latin-1); `prompt` is
+// decoded on each read (the dispatcher reads it once per send). Own and enumerable, so the request
+// compares, spreads and serialises like a plain one; assigning it stores the string.
+function lazyPrompt(request: SampleRequest, bytes: Uint8Array): void {
+  Object.defineProperty(request, 'prompt', {
+    enumerable: true,
+    configurable: true,
+    get: () => promptText(bytes),
+    set(value: string) {
+      Object.defineProperty(request, 'prompt', {
+        value,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      })
+    },
+  })
 }
 
 // Rust: the prefix is fitted on its own first, so its text is the same at the start of every prompt.
