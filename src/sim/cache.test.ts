@@ -146,8 +146,12 @@ describe('/metrics of the KV cache', () => {
           ignore_eos: true,
         }),
       )
-      await new Promise((resolve) => setTimeout(resolve, 30))
-      const during = await metrics(sim.url)
+      // Poll rather than sleep a fixed time: on a loaded machine the requests reach the engine later.
+      let during = await metrics(sim.url)
+      for (let i = 0; i < 200 && !(during.get('vllm:num_requests_waiting')! > 0); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        during = await metrics(sim.url)
+      }
       expect(during.get('vllm:kv_cache_usage_perc')).toBeGreaterThan(0.5)
       expect(during.get('vllm:kv_cache_usage_perc')).toBeLessThanOrEqual(1)
       expect(during.get('vllm:num_requests_waiting')).toBeGreaterThan(0)
