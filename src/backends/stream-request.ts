@@ -255,7 +255,17 @@ export interface Abort {
  */
 export function createAbort(req: BackendRequest): Abort | undefined {
   const { timeoutS, readTimeoutS, signal } = req
-  if (timeoutS === undefined && readTimeoutS === undefined && signal === undefined) return undefined
+  if (timeoutS === undefined && readTimeoutS === undefined) {
+    if (signal === undefined) return undefined
+    // The caller's signal alone (the runner's per-request one): used as is, no controller and no
+    // listener to add and remove per request.
+    return {
+      signal,
+      reason: () => (signal.aborted ? 'request aborted' : undefined),
+      headersArrived: noop,
+      dispose: noop,
+    }
+  }
   const controller = new AbortController()
   let reason: string | undefined
   const abort = (why: string): void => {
@@ -302,6 +312,8 @@ function serverErrorText(error: unknown): string {
   }
   return `Error event in stream: ${typeof error === 'string' ? error : JSON.stringify(error)}`
 }
+
+function noop(): void {}
 
 function setHeader(headers: Record<string, string>, name: string, value: string): void {
   const lower = name.toLowerCase()
