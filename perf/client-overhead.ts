@@ -1,13 +1,18 @@
 /**
  * Client overhead against the simulator (run by `npm run perf`): client CPU per request, requests
  * per second, and the client's timestamp error against the times the simulator wrote each event.
- * The simulator runs in its own process so the two do not share an event loop.
+ * The simulator runs in its own process so the two do not share an event loop. Beside it: the
+ * floor (plain undici on the same simulator, see client-floor.ts), the client's event-loop delay
+ * and GC time during the run, and how early the simulator's own stamps are (see `simFlush`).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { request } from 'undici'
 import { defaultBenchConfig } from '../src/config/defaults.ts'
 import { percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
+import { type FloorCost, measureFloor } from './client-floor.ts'
 
 interface SimTiming {
   requestId: string
@@ -24,14 +29,38 @@ export interface ClientOverhead {
   requestsPerS: number
   ttftErrorMs: { median: number; p99: number }
   itlErrorMs: { median: number; p99: number }
+  /**
+   * The same errors measured against when the simulator's write burst ended instead of each
+   * event's own stamp (see {@link simFlush}): what is left is the client's own delay.
+   */
+  ttftErrorVsFlushMs: { median: number; p99: number }
+  itlErrorVsFlushMs: { median: number; p99: number }
+  /**
+   * How long after its stamp each event could first leave the simulator. The simulator stamps an
+   * event at `res.write`, but node:http corks the socket until the timer callback that writes the
+   * whole engine step returns, so every event of a step leaves when the step's last write is done.
+   */
+  simFlushMs: { median: number; p99: number; maxBurstEvents: number }
+  /** The client's event-loop delay during the run (monitorEventLoopDelay, 10 ms resolution). */
+  eventLoopDelayMs: { p50: number; p99: number; max: number }
+  gc: { count: number; totalMs: number; maxMs: number }
+  /** Plain undici on the same simulator, same concurrency and request count. */
+  floor: FloorCost[]
   loadAverage1m: number
 }
 
 const OUTPUT_TOKENS = 64
 const ITL_MS = 20
 const TTFT_MS = 50
+// Node's default sampling period: a 1 ms timer would wake the loop 1000 times a second during the
+// CPU measurement; 10 ms still sees every stall that matters for a 20 ms ITL.
+const LOOP_DELAY_RESOLUTION_MS = 10
 
-export async function measureClientOverhead(concurrency: number, requests: number): Promise<ClientOverhead> {
+export async function measureClientOverhead(
+  concurrency: number,
+  requests: number,
+  options: { floor?: boolean } = {},
+): Promise<ClientOverhead> {
   const sim = await startSimProcess([
     '--ttft-ms',
     String(TTFT_MS),
@@ -49,16 +78,30 @@ export async function measureClientOverhead(concurrency: number, requests: numbe
     config.load.maxConcurrency = concurrency
     let cpuStart: NodeJS.CpuUsage | undefined
     let wallStartMs = 0
+    const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS })
+    const gc = { count: 0, totalMs: 0, maxMs: 0 }
+    const gcObserver = new PerformanceObserver((list) => {
+      if (cpuStart === undefined) return
+      for (const entry of list.getEntries()) {
+        gc.count++
+        gc.totalMs += entry.duration
+        gc.maxMs = Math.max(gc.maxMs, entry.duration)
+      }
+    })
+    gcObserver.observe({ entryTypes: ['gc'] })
     const { records } = await runBenchmark(config, {
       log: (line) => {
         if (line.startsWith('Starting main benchmark run')) {
           cpuStart = process.cpuUsage()
           wallStartMs = performance.now()
+          loopDelay.enable()
         }
       },
     })
     const cpu = process.cpuUsage(cpuStart)
     const wallMs = performance.now() - wallStartMs
+    loopDelay.disable()
+    gcObserver.disconnect()
     const failed = records.filter((r) => !r.success)
     if (failed.length > 0) throw new Error(`${failed.length} requests failed: ${failed[0]!.error}`)
 
@@ -68,21 +111,35 @@ export async function measureClientOverhead(concurrency: number, requests: numbe
         t,
       ]),
     )
+    const flushed = flushTimes([...timings.values()].flatMap((t) => t.eventSentAtMs))
     const ttftErrors: number[] = []
     const itlErrors: number[] = []
+    const ttftFlushErrors: number[] = []
+    const itlFlushErrors: number[] = []
     for (const record of records) {
       const t = timings.get(record.requestId)
       if (!t || t.eventSentAtMs.length === 0) continue
+      const sent = t.eventSentAtMs
+      const left = sent.map((ms) => flushed.at.get(ms) ?? ms)
       // How late the client stamped the first event against when the simulator wrote it. Both
       // processes stamp performance.timeOrigin + performance.now(), i.e. the same system clock.
       const firstArrivalMs = performance.timeOrigin + (record.startTimeS + record.ttftS) * 1000
-      ttftErrors.push(Math.abs(firstArrivalMs - t.eventSentAtMs[0]!))
+      ttftErrors.push(Math.abs(firstArrivalMs - sent[0]!))
+      ttftFlushErrors.push(Math.abs(firstArrivalMs - left[0]!))
       // ITL errors are interval errors, free of any clock offset.
       record.itlS.forEach((gapS, i) => {
-        const sent = t.eventSentAtMs[i + 1]! - t.eventSentAtMs[i]!
-        itlErrors.push(Math.abs(gapS * 1000 - sent))
+        itlErrors.push(Math.abs(gapS * 1000 - (sent[i + 1]! - sent[i]!)))
+        itlFlushErrors.push(Math.abs(gapS * 1000 - (left[i + 1]! - left[i]!)))
       })
     }
+    const floor: FloorCost[] = []
+    if (options.floor !== false) {
+      for (const kind of ['request', 'dispatch'] as const) {
+        floor.push(await measureFloor(kind, sim.url, concurrency, requests, OUTPUT_TOKENS))
+      }
+    }
+    // The histogram holds each sampling interval; its delay is what exceeds the period.
+    const ms = (ns: number): number => Math.max(0, ns / 1e6 - LOOP_DELAY_RESOLUTION_MS)
     return {
       concurrency,
       requests,
@@ -91,11 +148,51 @@ export async function measureClientOverhead(concurrency: number, requests: numbe
       requestsPerS: requests / (wallMs / 1000),
       ttftErrorMs: { median: percentile(ttftErrors, 50), p99: percentile(ttftErrors, 99) },
       itlErrorMs: { median: percentile(itlErrors, 50), p99: percentile(itlErrors, 99) },
-      loadAverage1m: (await import('node:os')).loadavg()[0]!,
+      ttftErrorVsFlushMs: { median: percentile(ttftFlushErrors, 50), p99: percentile(ttftFlushErrors, 99) },
+      itlErrorVsFlushMs: { median: percentile(itlFlushErrors, 50), p99: percentile(itlFlushErrors, 99) },
+      simFlushMs: {
+        median: percentile(flushed.delays, 50),
+        p99: percentile(flushed.delays, 99),
+        maxBurstEvents: flushed.maxBurstEvents,
+      },
+      eventLoopDelayMs: {
+        p50: ms(loopDelay.percentile(50)),
+        p99: ms(loopDelay.percentile(99)),
+        max: ms(loopDelay.max),
+      },
+      gc,
+      floor,
+      loadAverage1m: loadavg()[0]!,
     }
   } finally {
     await sim.stop()
   }
+}
+
+/** Writes closer together than this belong to one timer callback (one engine step). */
+const BURST_GAP_MS = 0.5
+
+/**
+ * Groups the simulator's send stamps into write bursts (one per engine-step callback) and maps
+ * each stamp to its burst's last stamp: the earliest time the corked sockets could be flushed.
+ */
+function flushTimes(stamps: number[]): { at: Map<number, number>; delays: number[]; maxBurstEvents: number } {
+  const sorted = [...stamps].sort((a, b) => a - b)
+  const at = new Map<number, number>()
+  const delays: number[] = []
+  let maxBurstEvents = 0
+  for (let start = 0; start < sorted.length; ) {
+    let end = start
+    while (end + 1 < sorted.length && sorted[end + 1]! - sorted[end]! < BURST_GAP_MS) end++
+    const last = sorted[end]!
+    for (let i = start; i <= end; i++) {
+      at.set(sorted[i]!, last)
+      delays.push(last - sorted[i]!)
+    }
+    maxBurstEvents = Math.max(maxBurstEvents, end - start + 1)
+    start = end + 1
+  }
+  return { at, delays, maxBurstEvents }
 }
 
 async function startSimProcess(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {

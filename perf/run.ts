@@ -20,11 +20,25 @@ if (wants('client'))
   console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
 for (const [concurrency, requests] of wants('client') ? runs : []) {
   const r = await measureClientOverhead(concurrency, requests)
+  const pair = (x: { median: number; p99: number }): string =>
+    `median ${x.median.toFixed(3)} p99 ${x.p99.toFixed(3)} ms`
   console.log(
-    `  concurrency ${String(concurrency).padStart(4)}: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request, ${r.requestsPerS.toFixed(0)} req/s, ` +
-      `TTFT error median ${r.ttftErrorMs.median.toFixed(3)} ms p99 ${r.ttftErrorMs.p99.toFixed(3)} ms, ` +
-      `ITL error median ${r.itlErrorMs.median.toFixed(3)} ms p99 ${r.itlErrorMs.p99.toFixed(3)} ms (load ${r.loadAverage1m.toFixed(2)})`,
+    `  concurrency ${String(concurrency).padStart(4)}: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user), ${r.requestsPerS.toFixed(0)} req/s, ` +
+      `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
   )
+  console.log(
+    `    against the simulator's flush: TTFT error ${pair(r.ttftErrorVsFlushMs)}, ITL error ${pair(r.itlErrorVsFlushMs)}; ` +
+      `simulator stamp to flush ${pair(r.simFlushMs)}, up to ${r.simFlushMs.maxBurstEvents} events per write burst`,
+  )
+  console.log(
+    `    event-loop delay p50 ${r.eventLoopDelayMs.p50.toFixed(1)} p99 ${r.eventLoopDelayMs.p99.toFixed(1)} max ${r.eventLoopDelayMs.max.toFixed(1)} ms; ` +
+      `GC ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms total, max ${r.gc.maxMs.toFixed(1)} ms`,
+  )
+  for (const f of r.floor) {
+    console.log(
+      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user)`,
+    )
+  }
   console.log(JSON.stringify({ perf: 'client-overhead', ...r }))
 }
 
