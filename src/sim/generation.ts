@@ -80,6 +80,9 @@ export function runGeneration(
   const write = (event: string): void => {
     record?.eventSentAtMs.push(epochNowMs())
     res.write(event)
+    // node:http corks a chunked response until the next tick, so a step writing many streams
+    // would hold every event until its callback returns; flush now so the stamp is the send time.
+    res.socket?.uncork()
   }
 
   const onToken = (): boolean => {
