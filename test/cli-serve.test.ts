@@ -233,7 +233,10 @@ describe('servebench serve with bad input', () => {
       '1',
     ])
     expect(run.code).toBe(3)
-    expect(run.stderr).toMatch(/^servebench: Endpoint not ready after 1s: .*ECONNREFUSED/m)
+    // A loaded machine can keep the only probe from finishing within the second.
+    expect(run.stderr).toMatch(
+      /^servebench: Endpoint not ready after 1s: (.*ECONNREFUSED.*|the test request got no answer within 1s)$/m,
+    )
   })
 
   test('--help lists the flags by topic', async () => {

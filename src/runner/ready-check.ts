@@ -4,6 +4,8 @@ import { EndpointError } from '../errors.ts'
 
 export const READY_CHECK_INTERVAL_MS = 5_000
 
+const NO_ATTEMPT = 'no attempt finished'
+
 /**
  * Send the test request until it succeeds or `timeoutS` passes. A probe still in flight at the
  * deadline is aborted; the last failure is kept for the message; no sleep past the deadline.
@@ -16,7 +18,7 @@ export async function waitForEndpoint(
 ): Promise<RequestOutput> {
   const intervalMs = options.intervalMs ?? READY_CHECK_INTERVAL_MS
   const deadline = performance.now() + timeoutS * 1000
-  let lastError = 'no attempt finished'
+  let lastError = NO_ATTEMPT
   for (;;) {
     const remainingMs = deadline - performance.now()
     if (remainingMs <= 0) break
@@ -26,7 +28,10 @@ export async function waitForEndpoint(
     ])
     const output = await probe(attempt)
     if (output.success) return output
-    lastError = output.error || 'request failed'
+    // A probe cut off by the deadline says only "aborted": keep the last real failure instead.
+    const cutByDeadline = attempt.aborted && !options.signal?.aborted
+    if (!cutByDeadline) lastError = output.error || 'request failed'
+    else if (lastError === NO_ATTEMPT) lastError = `the test request got no answer within ${timeoutS}s`
     if (options.signal?.aborted) break
     const waitMs = Math.min(intervalMs, deadline - performance.now())
     if (waitMs <= 0) break
