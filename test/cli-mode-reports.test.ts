@@ -1,9 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
-import { readOnlyResult, runCli, test } from './helpers.ts'
+import { readJsonFiles, readOnlyResult, runCli, test } from './helpers.ts'
 
 // What every run of a sweep, --num-runs or multi-turn reports: the failure-ratio checks, and the
 // pooling table with its steady-state window and probes.
@@ -16,12 +14,6 @@ const SMALL = [
   '8',
   '--disable-tqdm',
 ]
-
-async function readJsonFiles(dir: string): Promise<Record<string, Record<string, unknown>>> {
-  const out: Record<string, Record<string, unknown>> = {}
-  for (const name of await readdir(dir)) out[name] = JSON.parse(await readFile(join(dir, name), 'utf8'))
-  return out
-}
 
 describe('failure ratios in the run modes', () => {
   test('each sweep point and each --num-runs run is checked; one above --fail-on-error-ratio exits 1', async ({

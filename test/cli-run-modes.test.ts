@@ -1,9 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
-import { ROOT, runCli, test } from './helpers.ts'
+import { ROOT, readJsonFiles, runCli, test } from './helpers.ts'
 import { type ProxyCall, startRecordingProxy } from './server-helpers.ts'
 
 const SMALL = [
@@ -15,12 +14,6 @@ const SMALL = [
   '16',
   '--disable-tqdm',
 ]
-
-async function readJsonFiles(dir: string): Promise<Record<string, Record<string, unknown>>> {
-  const out: Record<string, Record<string, unknown>> = {}
-  for (const name of await readdir(dir)) out[name] = JSON.parse(await readFile(join(dir, name), 'utf8'))
-  return out
-}
 
 describe('speculative decoding, steady state, probe and profile', () => {
   test.override({

@@ -1,11 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { request } from 'undici'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
 import { startSimulator } from '../src/sim/server.ts'
-import { runCli, test } from './helpers.ts'
+import { readJsonFiles, runCli, test } from './helpers.ts'
 import { startHttpServer, startRecordingProxy } from './server-helpers.ts'
 
 const SMALL = [
@@ -17,12 +15,6 @@ const SMALL = [
   '8',
   '--disable-tqdm',
 ]
-
-async function readJsonFiles(dir: string): Promise<Record<string, Record<string, unknown>>> {
-  const out: Record<string, Record<string, unknown>> = {}
-  for (const name of await readdir(dir)) out[name] = JSON.parse(await readFile(join(dir, name), 'utf8'))
-  return out
-}
 
 const modelsOf = (calls: ReadonlyArray<{ path: string; body: string }>, path: string): string[] =>
   calls

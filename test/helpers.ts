@@ -75,3 +75,10 @@ export const test = base.extend<{ tmpDir: string; simOptions: SimOptions; sim: S
     await sim.close()
   },
 })
+
+/** Every JSON file in a directory, parsed, by file name (sweep points, multi-run files). */
+export async function readJsonFiles(dir: string): Promise<Record<string, Record<string, unknown>>> {
+  const out: Record<string, Record<string, unknown>> = {}
+  for (const name of await readdir(dir)) out[name] = JSON.parse(await readFile(join(dir, name), 'utf8'))
+  return out
+}
