@@ -9,6 +9,7 @@ import { traceOffsetsS } from '../datasets/timed-trace.ts'
 import { DatasetError } from '../errors.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
+import { pyFloatRepr } from '../metrics/py-number.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
@@ -165,9 +166,9 @@ async function runMeasured(
     }
 
     log('Starting main benchmark run...')
-    log(`Traffic request rate: ${formatRate(config)}`)
+    log(`Traffic request rate: ${pyFloatRepr(config.load.requestRate)}`)
     log(
-      `Burstiness factor: ${formatFloat(config.load.burstiness)} (${config.load.burstiness === 1 ? 'Poisson process' : 'Gamma distribution'})`,
+      `Burstiness factor: ${pyFloatRepr(config.load.burstiness)} (${config.load.burstiness === 1 ? 'Poisson process' : 'Gamma distribution'})`,
     )
     log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
     const schedule = computeSchedule(samples.length, config.load, config.seed)
@@ -295,15 +296,4 @@ function withSignal<T extends object>(
   signal: AbortSignal | undefined,
 ): T & { signal?: AbortSignal } {
   return signal ? { ...options, signal } : options
-}
-
-function formatRate(config: BenchConfig): string {
-  const rate = config.load.requestRate
-  return Number.isFinite(rate) ? formatFloat(rate) : 'inf'
-}
-
-/** Python `str(float)`: 1 → "1.0". */
-function formatFloat(value: number): string {
-  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf'
-  return Number.isInteger(value) ? value.toFixed(1) : String(value)
 }
