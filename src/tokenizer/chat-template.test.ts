@@ -44,7 +44,7 @@ describe('chat templates through @huggingface/jinja', { timeout: 20_000 }, () =>
   it('names the tokenizer when it has no template', () => {
     expect(() => applyChatTemplate({ id: 'cl100k_base' }, USER)).toThrow(
       new TokenizerError(
-        'The tokenizer "cl100k_base" has no chat template (no chat_template in its tokenizer_config.json)',
+        'The tokenizer "cl100k_base" has no chat template (no chat_template.jinja, and no chat_template in its tokenizer_config.json)',
       ),
     )
   })

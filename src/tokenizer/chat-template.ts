@@ -15,9 +15,15 @@ export interface ApplyChatTemplateOptions {
   [kwarg: string]: unknown
 }
 
-/** What `tokenizer_config.json` says about chat templating. */
+/**
+ * The file newer Hugging Face repositories keep their chat template in, next to
+ * `tokenizer_config.json`. As in transformers, its text replaces any `chat_template` of the config.
+ */
+export const CHAT_TEMPLATE_FILE = 'chat_template.jinja'
+
+/** What `tokenizer_config.json` (and `chat_template.jinja`) say about chat templating. */
 export interface ChatTemplateConfig {
-  /** The Jinja source; undefined when the config has none. */
+  /** The Jinja source; undefined when neither the file nor the config has one. */
   template?: string
   /** `bos_token`, `eos_token`, …: the names a template may use, as plain strings. */
   specialTokensMap: Record<string, string>
@@ -38,8 +44,10 @@ const SPECIAL_TOKEN_KEYS = [
  * Reads `chat_template` (a string, or a list of `{name, template}` of which `default` is used,
  * as transformers does without tools) and the special tokens from a parsed
  * `tokenizer_config.json`. A token given as an AddedToken object counts by its `content`.
+ * `fileTemplate`, the text of {@link CHAT_TEMPLATE_FILE}, wins over the config's template, as
+ * transformers' `from_pretrained` lets the file clobber it (an empty file included).
  */
-export function readChatTemplateConfig(config: unknown): ChatTemplateConfig {
+export function readChatTemplateConfig(config: unknown, fileTemplate?: string): ChatTemplateConfig {
   const record = (typeof config === 'object' && config !== null ? config : {}) as Record<string, unknown>
   const specialTokensMap: Record<string, string> = {}
   for (const key of SPECIAL_TOKEN_KEYS) {
@@ -56,7 +64,8 @@ export function readChatTemplateConfig(config: unknown): ChatTemplateConfig {
   }
   const raw = record.chat_template
   let template: string | undefined
-  if (typeof raw === 'string') template = raw
+  if (fileTemplate !== undefined) template = fileTemplate
+  else if (typeof raw === 'string') template = raw
   else if (Array.isArray(raw)) {
     const named = raw.find((entry) => (entry as { name?: unknown })?.name === 'default') as
       | { template?: unknown }
@@ -83,7 +92,7 @@ export function applyChatTemplate(
   const source = tokenizer.chatTemplate
   if (source === undefined) {
     throw new TokenizerError(
-      `The tokenizer "${tokenizer.id}" has no chat template (no chat_template in its tokenizer_config.json)`,
+      `The tokenizer "${tokenizer.id}" has no chat template (no ${CHAT_TEMPLATE_FILE}, and no chat_template in its tokenizer_config.json)`,
     )
   }
   let template = compiled.get(source)

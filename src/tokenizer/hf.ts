@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers'
-import { readChatTemplateConfig } from './chat-template.ts'
+import { CHAT_TEMPLATE_FILE, readChatTemplateConfig } from './chat-template.ts'
 import { hfSpaceSplitting } from './hf-splitting.ts'
 import type { Tokenizer } from './index.ts'
 import { withTextSplitting } from './splitting.ts'
@@ -12,6 +12,8 @@ export interface TokenizerFiles {
   tokenizerPath: string
   /** Path to `tokenizer_config.json`, when there is one next to it. */
   configPath?: string
+  /** Path to `chat_template.jinja`, when there is one next to it; its template wins over the config's. */
+  chatTemplatePath?: string
 }
 
 /**
@@ -24,12 +26,17 @@ export async function findLocalTokenizer(id: string): Promise<TokenizerFiles | s
   const tokenizerPath = info.isDirectory() ? join(id, 'tokenizer.json') : id
   if (info.isDirectory() && !(await isFile(tokenizerPath))) return `folder "${id}" holds no tokenizer.json`
   const configPath = join(dirname(tokenizerPath), 'tokenizer_config.json')
-  return (await isFile(configPath)) ? { tokenizerPath, configPath } : { tokenizerPath }
+  const chatTemplatePath = join(dirname(tokenizerPath), CHAT_TEMPLATE_FILE)
+  return {
+    tokenizerPath,
+    ...((await isFile(configPath)) ? { configPath } : {}),
+    ...((await isFile(chatTemplatePath)) ? { chatTemplatePath } : {}),
+  }
 }
 
 /**
  * Loads a Hugging Face `tokenizer.json` (and its `tokenizer_config.json`, for added and special
- * tokens and the chat template). `numSpecialTokens` is the number of ids added around an empty string (a BOS, say).
+ * tokens and the chat template, and `chat_template.jinja`, whose template wins over the config's). `numSpecialTokens` is the number of ids added around an empty string (a BOS, say).
  */
 export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promise<Tokenizer> {
   const json: unknown = JSON.parse(await readFile(files.tokenizerPath, 'utf8'))
@@ -42,7 +49,8 @@ export async function loadHfTokenizer(id: string, files: TokenizerFiles): Promis
   const allowed = [...tokenizer.get_vocab(false).values()].sort((a, b) => a - b)
   let vocabSize = 0
   for (const id of tokenizer.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1)
-  const { template, specialTokensMap } = readChatTemplateConfig(config)
+  const fileTemplate = files.chatTemplatePath ? await readFile(files.chatTemplatePath, 'utf8') : undefined
+  const { template, specialTokensMap } = readChatTemplateConfig(config, fileTemplate)
   const loaded: Tokenizer = {
     id,
     kind: 'hf',

@@ -48,14 +48,21 @@ export async function hubFile(
   const revision = options.revision ?? 'main'
   const env = options.env ?? process.env
   const cacheOptions = { type, revision, env }
+  if (COMMIT_RE.test(revision)) {
+    const cached = await findCachedFile(repoId, filename, cacheOptions)
+    if ('path' in cached) return cached.path
+    // transformers skips an optional file the hub already said is missing at this commit.
+    if (await exists(join(repoCacheDir(repoId, type, env), '.no_exist', revision, filename))) {
+      throw new HubError(
+        'entry-not-found',
+        `${filename} is recorded as missing at ${revision} of ${type} ${repoId} (.no_exist in the cache)`,
+      )
+    }
+  }
   if (isHubOffline(env)) {
     const cached = await findCachedFile(repoId, filename, cacheOptions)
     if ('path' in cached) return cached.path
     throw offlineError(repoId, filename, type, revision, env)
-  }
-  if (COMMIT_RE.test(revision)) {
-    const cached = await findCachedFile(repoId, filename, cacheOptions)
-    if ('path' in cached) return cached.path
   }
 
   const url = resolveUrl(repoId, filename, type, revision, env)

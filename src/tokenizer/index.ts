@@ -1,4 +1,6 @@
+import { basename, dirname } from 'node:path'
 import { TokenizerError } from '../errors.ts'
+import { CHAT_TEMPLATE_FILE } from './chat-template.ts'
 import { findLocalTokenizer, loadHfTokenizer } from './hf.ts'
 import { HubError, hubFile } from './hub.ts'
 import { findCachedFile, hubCacheDir, isRepoId } from './hub-cache.ts'
@@ -20,7 +22,10 @@ export interface Tokenizer {
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): Promise<string>
   /** Vocabulary ids minus special/added tokens, ascending; used to build random prompts. A fresh copy. */
   allowedTokenIds(): number[]
-  /** The Jinja `chat_template` of `tokenizer_config.json` (HF only); render it with `applyChatTemplate`. */
+  /**
+   * The Jinja chat template (HF only): `chat_template.jinja` when the tokenizer has one, else the
+   * `chat_template` of `tokenizer_config.json`. Render it with `applyChatTemplate`.
+   */
   readonly chatTemplate?: string
   /** `bos_token`, `eos_token`, … from `tokenizer_config.json`, which a chat template may read. */
   readonly specialTokensMap?: Readonly<Record<string, string>>
@@ -94,10 +99,12 @@ async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
       failures.push(`Hugging Face cache: ${id} is not in ${hubCacheDir()} (${cached.reason})`)
     else {
       const config = await findCachedFile(id, 'tokenizer_config.json')
+      const template = await findCachedFile(id, CHAT_TEMPLATE_FILE)
       try {
         return await loadHfTokenizer(id, {
           tokenizerPath: cached.path,
           ...('path' in config ? { configPath: config.path } : {}),
+          ...('path' in template ? { chatTemplatePath: template.path } : {}),
         })
       } catch (error) {
         failures.push(`Hugging Face cache: cannot load ${cached.path}: ${messageOf(error)}`)
@@ -131,8 +138,11 @@ async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
   )
 }
 
-// Downloads tokenizer.json (and tokenizer_config.json when the repository has one) into the
-// hub cache. Returns the reason as a string when it cannot, so the chain goes on to the server.
+// Downloads tokenizer.json, then tokenizer_config.json and chat_template.jinja when the repository
+// has them, into the hub cache. Returns the reason as a string when it cannot, so the chain goes
+// on to the server. As transformers does, the optional files are asked for at the commit
+// tokenizer.json came from: the three match even if `main` moves meanwhile, and a file the hub
+// said was missing (`.no_exist/<commit>/`) is not asked for again.
 async function downloadTokenizer(id: string): Promise<Tokenizer | string> {
   let tokenizerPath: string
   try {
@@ -140,14 +150,23 @@ async function downloadTokenizer(id: string): Promise<Tokenizer | string> {
   } catch (error) {
     return messageOf(error)
   }
-  let configPath: string | undefined
-  try {
-    configPath = await hubFile(id, 'tokenizer_config.json')
-  } catch (error) {
-    if (!(error instanceof HubError && error.kind === 'entry-not-found')) return messageOf(error)
+  const commit = basename(dirname(tokenizerPath))
+  const optional: Array<string | undefined> = []
+  for (const filename of ['tokenizer_config.json', CHAT_TEMPLATE_FILE]) {
+    try {
+      optional.push(await hubFile(id, filename, { revision: commit }))
+    } catch (error) {
+      if (!(error instanceof HubError && error.kind === 'entry-not-found')) return messageOf(error)
+      optional.push(undefined)
+    }
   }
+  const [configPath, chatTemplatePath] = optional
   try {
-    return await loadHfTokenizer(id, { tokenizerPath, ...(configPath ? { configPath } : {}) })
+    return await loadHfTokenizer(id, {
+      tokenizerPath,
+      ...(configPath ? { configPath } : {}),
+      ...(chatTemplatePath ? { chatTemplatePath } : {}),
+    })
   } catch (error) {
     return `cannot load ${tokenizerPath}: ${messageOf(error)}`
   }
