@@ -1,5 +1,5 @@
 import type { BackendName } from '../config/bench-config.ts'
-import type { MultiModalPart, RequestOutput } from '../config/records.ts'
+import type { MediaPart, RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 
 /** Python's `TaskType` of a backend. */
@@ -17,8 +17,8 @@ export interface BackendRequest {
   prompt: string | number[]
   /** Several inputs in one request (pooling backends); rerank reads `[query, ...documents]`. */
   promptList?: string[]
-  /** Chat only: image parts sent after the text part of the user message (`random-mm`). */
-  multiModalContent?: readonly MultiModalPart[]
+  /** Chat only: image or video parts sent after the text part of the user message. */
+  multiModalContent?: readonly MediaPart[]
   /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
   promptLen: number
   /** `max_tokens` (completions) or `max_completion_tokens` (chat). */

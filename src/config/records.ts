@@ -17,8 +17,8 @@ export interface SampleRequest {
   timestampS?: number
   /** Several inputs in one request (pooling backends, `--random-batch-size`); rerank: `[query, ...documents]`. */
   promptList?: string[]
-  /** Images sent after the text part of a chat message (`random-mm`); Python's `multi_modal_data`. */
-  multiModalContent?: MultiModalPart[]
+  /** Images or a video sent after the text part of a chat message (`random-mm`, hf, sharegpt); Python's `multi_modal_data`. */
+  multiModalContent?: MediaPart[]
 }
 
 /** One chat content part besides the text: an image as a (data) URL. */
@@ -26,6 +26,15 @@ export interface MultiModalPart {
   type: 'image_url'
   image_url: { url: string }
 }
+
+/** A video as a (data) URL: Python's `process_video` part (MMVU, ShareGPT's `video` field). */
+export interface VideoPart {
+  type: 'video_url'
+  video_url: { url: string }
+}
+
+/** Any chat content part sent after the text of a dataset's prompt. */
+export type MediaPart = MultiModalPart | VideoPart
 
 /** What a backend returns for one request. Python's `RequestFuncOutput`; times in seconds. */
 export interface RequestOutput {

@@ -1,6 +1,8 @@
 import type { HfDatasetConfig } from '../config/bench-config.ts'
+import type { MediaPart } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import type { Row } from './hf-columns.ts'
+import { HF_IMAGE_FAMILIES } from './hf-image-families.ts'
 import type { SequenceLimits } from './hub-sampling.ts'
 
 /**
@@ -22,6 +24,10 @@ export interface HfFamily {
   chatTemplate?: boolean
   /** Rows this returns false for are skipped (Blazedit's distance range). */
   accepts?(row: Row, config: HfDatasetConfig): boolean
+  /** Python's default `--hf-split` for this family; undefined = the datasets-server choice. */
+  defaultSplit?: string
+  /** Images or a video each kept row sends after its text (hf-image-families.ts); needs `--backend openai-chat`. */
+  media?: { kind: 'images' | 'a video'; parts(row: Row): MediaPart[] }
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '')
@@ -93,15 +99,11 @@ export const HF_FAMILIES: readonly HfFamily[] = [
       }
     },
   },
+  ...HF_IMAGE_FAMILIES,
 ]
 
-/** Python families that need images, video, audio, tools or a chat template: refused with a clear error. */
+/** Python families that need audio, tools or a chat template: refused with a clear error. */
 export const UNSUPPORTED_HF_DATASETS: Readonly<Record<string, string>> = {
-  'lmms-lab/LLaVA-OneVision-Data': 'images',
-  'lmarena-ai/VisionArena-Chat': 'images',
-  'lmarena-ai/vision-arena-bench-v0.1': 'images',
-  'yale-nlp/MMVU': 'video',
-  'Lin-Chen/MMStar': 'images',
   'openslr/librispeech_asr': 'audio',
   'facebook/voxpopuli': 'audio',
   'LIUM/tedlium': 'audio',

@@ -122,7 +122,8 @@ export async function readRows(path: string, name: string): Promise<Row[]> {
   if (name.endsWith('.parquet')) {
     try {
       const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
-      return (await parquetReadObjects({ file })) as Row[]
+      // utf8: false keeps unannotated BYTE_ARRAY columns (an image's `bytes`) binary; strings are annotated.
+      return (await parquetReadObjects({ file, utf8: false })) as Row[]
     } catch (error) {
       throw new DatasetError(`hf: ${path}: not a readable parquet file (${(error as Error).message})`, {
         cause: error,

@@ -162,14 +162,14 @@ describe('hf datasets from the hub', () => {
     ).rejects.toThrow('hf: --hf-text-column "body" is not a column; the columns are: question, answer')
   })
 
-  it('refuses a Python family that needs images, listing the supported ones', async () => {
+  it('refuses a Python family that needs audio, listing the supported ones', async () => {
     await expect(
       generateHf(
-        { kind: 'hf', path: 'lmarena-ai/VisionArena-Chat', disableShuffle: false, noOversample: false },
+        { kind: 'hf', path: 'openslr/librispeech_asr', disableShuffle: false, noOversample: false },
         { tokenizer, numPrompts: 1, seed: 0 },
       ),
     ).rejects.toThrow(
-      /^hf: lmarena-ai\/VisionArena-Chat needs images, which servebench does not send yet\. Supported families: conversation \(Aeala\/ShareGPT_Vicuna_unfiltered\); instruct-coder/,
+      /^hf: openslr\/librispeech_asr needs audio, which servebench does not send yet\. Supported families: conversation \(Aeala\/ShareGPT_Vicuna_unfiltered\); instruct-coder/,
     )
   })
 

@@ -5,6 +5,7 @@ import { createRng } from '../rng.ts'
 import { renderUserPrompt, usesChatTemplate } from './chat-prompt.ts'
 import { detectColumns, extractRow, type Row } from './hf-columns.ts'
 import { findFamily, type HfFamily } from './hf-families.ts'
+import { requireChatBackend } from './hf-image-families.ts'
 import { loadHfRows } from './hf-source.ts'
 import { isValidSequence, oversample } from './hub-sampling.ts'
 import type { DatasetContext } from './index.ts'
@@ -21,10 +22,12 @@ const MIN_PROMPT_TOKENS = 4
  */
 export async function generateHf(config: HfDatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {
   const family = config.textColumn === undefined ? findFamily(config.hfName ?? config.path) : undefined
+  if (family !== undefined) requireChatBackend(family, config.hfName ?? config.path, context.backend)
+  const split = config.split ?? family?.defaultSplit
   const rows = await loadHfRows({
     dataset: config.path,
     ...(config.subset !== undefined ? { subset: config.subset } : {}),
-    ...(config.split !== undefined ? { split: config.split } : {}),
+    ...(split !== undefined ? { split } : {}),
     seed: context.seed,
     disableShuffle: config.disableShuffle,
     minRows: 2 * context.numPrompts,
@@ -69,7 +72,13 @@ async function sampleFamily(
     if (outputLen <= 0) continue
     if (fixed === undefined && family.limits && !isValidSequence(promptLen, outputLen, family.limits))
       continue
-    requests.push({ prompt, promptLen, expectedOutputLen: outputLen })
+    const media = family.media?.parts(row)
+    requests.push({
+      prompt,
+      promptLen,
+      expectedOutputLen: outputLen,
+      ...(media !== undefined && media.length > 0 ? { multiModalContent: media } : {}),
+    })
   }
   return requests
 }

@@ -90,7 +90,7 @@ describe('random-mm dataset', () => {
         expect([
           JSON.stringify({ width: 48, height: 32 }),
           JSON.stringify({ width: 16, height: 16 }),
-        ]).toContain(JSON.stringify(imageSize(part.image_url.url)))
+        ]).toContain(JSON.stringify(imageSize(part.type === 'image_url' ? part.image_url.url : '')))
       }
     }
     expect(counts.size).toBeGreaterThan(1)

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -104,6 +104,83 @@ describe('sharegpt', () => {
     expect(isValidSequence(100, 1, { skipMinOutputLenCheck: true })).toBe(true)
     expect(isValidSequence(1025, 50)).toBe(false)
     expect(isValidSequence(1024, 1025)).toBe(false)
+  })
+})
+
+describe('sharegpt image and video fields', () => {
+  const MEDIA = join(FIXTURES, 'sharegpt-media.json')
+  const media: ShareGptDatasetConfig = { ...base, path: MEDIA, disableShuffle: true, noOversample: true }
+  const chat = { numPrompts: 10, seed: 0, backend: 'openai-chat' as const }
+
+  it('reads local files as base64 data URLs, sends URLs as they are, image before video', async () => {
+    const jpeg = await readFile(join(FIXTURES, 'media/red.jpg'))
+    const mp4 = await readFile(join(FIXTURES, 'media/clip.mp4'))
+    const requests = await generateShareGpt(media, { ...chat, tokenizer })
+    expect(requests).toHaveLength(5)
+    expect(requests.map((r) => r.multiModalContent)).toEqual([
+      [{ type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } }],
+      [{ type: 'image_url', image_url: { url: 'https://images.example.org/cat.png' } }],
+      [{ type: 'video_url', video_url: { url: `data:video/mp4;base64,${mp4.toString('base64')}` } }],
+      // "image": "" is skipped, as Python's `if image := entry.get("image")` does.
+      [{ type: 'video_url', video_url: { url: 'https://videos.example.org/clip.mp4' } }],
+      undefined,
+    ])
+    for (const request of requests) {
+      expect(request.promptLen).toBe((await tokenizer.encode(request.prompt)).length)
+    }
+    expect(Object.keys(requests[4]!).sort()).toEqual(['expectedOutputLen', 'prompt', 'promptLen'])
+  })
+
+  it('is reproducible for a seed, and oversampled copies keep their media', async () => {
+    const config = { ...media, disableShuffle: false, noOversample: false }
+    const a = await generateShareGpt(config, { ...chat, tokenizer, numPrompts: 9, seed: 5 })
+    expect(a).toEqual(await generateShareGpt(config, { ...chat, tokenizer, numPrompts: 9, seed: 5 }))
+    expect(a).toHaveLength(9)
+    expect(a.filter((r) => r.multiModalContent !== undefined).length).toBeGreaterThanOrEqual(4)
+  })
+
+  it('warns once when the backend cannot send them', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const requests = await generateShareGpt(media, { tokenizer, numPrompts: 10, seed: 0 })
+      expect(requests).toHaveLength(5)
+      expect(warn.mock.calls).toEqual([
+        [
+          'servebench: sharegpt: 4 of the sampled entries carry an image or video, which only ' +
+            '--backend openai-chat sends; --backend vllm sends their text only',
+        ],
+      ])
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('names the entry and the file of a missing image, and a field that is not a string', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'servebench-sharegpt-media-'))
+    try {
+      const conversations = [
+        { from: 'human', value: 'Please describe this picture in a few short words.' },
+        { from: 'gpt', value: 'It shows a quiet street at night under the rain.' },
+      ]
+      const missing = join(dir, 'missing.json')
+      await writeFile(missing, JSON.stringify([{ conversations, image: 'pics/none.jpg' }]))
+      await expect(generateShareGpt({ ...media, path: missing }, { ...chat, tokenizer })).rejects.toThrow(
+        `sharegpt: ${missing}: entry 0: image ${join(dir, 'pics/none.jpg')} does not exist`,
+      )
+      const notImage = join(dir, 'not-image.json')
+      await writeFile(join(dir, 'notes.jpg'), 'plain text, not an image')
+      await writeFile(notImage, JSON.stringify([{ conversations, image: 'notes.jpg' }]))
+      await expect(generateShareGpt({ ...media, path: notImage }, { ...chat, tokenizer })).rejects.toThrow(
+        `sharegpt: ${notImage}: entry 0: image ${join(dir, 'notes.jpg')} is not a JPEG, PNG, GIF, WebP, BMP or TIFF file`,
+      )
+      const list = join(dir, 'list.json')
+      await writeFile(list, JSON.stringify([{ conversations, video: ['a.mp4'] }]))
+      await expect(generateShareGpt({ ...media, path: list }, { ...chat, tokenizer })).rejects.toThrow(
+        `sharegpt: ${list}: entry 0: field "video" must be a string (a path or a URL)`,
+      )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises'
+import { dirname, extname, resolve } from 'node:path'
 import type { ShareGptDatasetConfig } from '../config/bench-config.ts'
-import type { SampleRequest } from '../config/records.ts'
+import type { MediaPart, SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
 import { hubFile } from '../tokenizer/hub.ts'
+import { dataUrl, isMediaUrl, sniffImageMime } from './hf-image-families.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
 import type { DatasetContext } from './index.ts'
 
@@ -16,7 +18,8 @@ export const SHAREGPT_HUB_FILE = 'ShareGPT_V3_unfiltered_cleaned_split.json'
  * `conversations` turns, shuffled with `seed` unless `disableShuffle`; the prompt is turn 0, the
  * output length the token count of turn 1 unless `outputLen` is fixed. Kept when
  * `isValidSequence` holds. Lengths count special tokens as Python's `tokenizer(text).input_ids`
- * does. Oversampled from the same RNG unless `noOversample`.
+ * does. An entry's `image` (else `video`) goes after the text of the chat message (`mediaPart`).
+ * Oversampled from the same RNG unless `noOversample`.
  */
 export async function generateShareGpt(
   config: ShareGptDatasetConfig,
@@ -29,6 +32,8 @@ export async function generateShareGpt(
   if (!config.disableShuffle) rng.shuffle(entries)
 
   const requests: SampleRequest[] = []
+  const media = new Map<string, Promise<MediaPart>>()
+  let withMedia = 0
   for (const entry of entries) {
     if (requests.length >= numPrompts) break
     if (entry.prompt === '') continue
@@ -37,7 +42,20 @@ export async function generateShareGpt(
       config.outputLen ?? (await tokenizer.encode(entry.completion, { addSpecialTokens: true })).length
     const skipMinOutputLenCheck = config.outputLen !== undefined
     if (!isValidSequence(promptLen, outputLen, { skipMinOutputLenCheck })) continue
-    requests.push({ prompt: entry.prompt, promptLen, expectedOutputLen: outputLen })
+    const request: SampleRequest = { prompt: entry.prompt, promptLen, expectedOutputLen: outputLen }
+    if (entry.media !== undefined) {
+      const key = `${entry.media.kind} ${entry.media.source}`
+      if (!media.has(key)) media.set(key, mediaPart(path, entry.media))
+      request.multiModalContent = [await media.get(key)!]
+      withMedia++
+    }
+    requests.push(request)
+  }
+  if (withMedia > 0 && context.backend !== 'openai-chat') {
+    console.warn(
+      `servebench: sharegpt: ${withMedia} of the sampled entries carry an image or video, which only ` +
+        `--backend openai-chat sends; --backend ${context.backend ?? 'vllm'} sends their text only`,
+    )
   }
   if (requests.length === 0) {
     throw new DatasetError(
@@ -51,6 +69,16 @@ export async function generateShareGpt(
 interface ShareGptEntry {
   prompt: string
   completion: string
+  /** The entry's `image` field, else its `video` field (Python reads them in that order). */
+  media?: EntryMedia
+}
+
+interface EntryMedia {
+  kind: 'image' | 'video'
+  /** A URL, or a path (relative to the ShareGPT file's folder). */
+  source: string
+  /** Names the entry in errors. */
+  where: string
 }
 
 /**
@@ -84,9 +112,64 @@ export function parseShareGpt(path: string, text: string): ShareGptEntry[] {
         throw new DatasetError(`${where}: field "conversations[${i}].value" must be a string`)
       return value
     }
-    entries.push({ prompt: turn(0), completion: turn(1) })
+    const entry: ShareGptEntry = { prompt: turn(0), completion: turn(1) }
+    const media = entryMedia(item as Record<string, unknown>, where)
+    if (media !== undefined) entry.media = media
+    entries.push(entry)
   }
   return entries
+}
+
+// Python: `if image := entry.get("image")` then `elif video := entry.get("video")`: empty values are skipped.
+function entryMedia(item: Record<string, unknown>, where: string): EntryMedia | undefined {
+  for (const kind of ['image', 'video'] as const) {
+    const value = item[kind]
+    if (value === undefined || value === null || value === '') continue
+    if (typeof value !== 'string') {
+      throw new DatasetError(`${where}: field "${kind}" must be a string (a path or a URL)`)
+    }
+    return { kind, source: value, where }
+  }
+  return undefined
+}
+
+const VIDEO_TYPES: Readonly<Record<string, string>> = {
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mov': 'video/quicktime',
+  '.mkv': 'video/x-matroska',
+  '.avi': 'video/x-msvideo',
+}
+
+/**
+ * An entry's image or video as a chat part. A URL (http, https, file, data) is sent as is; a
+ * local path, relative to the ShareGPT file's folder, is read and sent as a base64 data URL, an
+ * image with the type its bytes show, a video with the type of its extension (MP4 otherwise).
+ */
+export async function mediaPart(datasetPath: string, media: EntryMedia): Promise<MediaPart> {
+  const { kind, source, where } = media
+  let url = source
+  if (!isMediaUrl(source)) {
+    const file = resolve(dirname(datasetPath), source)
+    let bytes: Buffer
+    try {
+      bytes = await readFile(file)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : 'cannot be read'
+      throw new DatasetError(`${where}: ${kind} ${file} ${why}`, { cause: error })
+    }
+    const mime =
+      kind === 'image' ? sniffImageMime(bytes) : (VIDEO_TYPES[extname(file).toLowerCase()] ?? 'video/mp4')
+    if (mime === undefined) {
+      throw new DatasetError(`${where}: image ${file} is not a JPEG, PNG, GIF, WebP, BMP or TIFF file`)
+    }
+    url = dataUrl(mime, bytes)
+  }
+  return kind === 'image'
+    ? { type: 'image_url', image_url: { url } }
+    : { type: 'video_url', video_url: { url } }
 }
 
 export async function readShareGpt(path: string): Promise<string> {
