@@ -30,7 +30,7 @@ export interface HfDatasetOptions extends OrderOptions {
   hfName?: string
   /** Config (`--hf-subset`). @default 'default', else the first */
   subset?: string
-  /** Split (`--hf-split`). @default train > test > validation > the first */
+  /** Split (`--hf-split`). @default the family's (MMVU validation, MMStar val), else train > test > validation > the first */
   split?: string
   /** Output tokens per request (`--hf-output-len`). @default the family's, else the reference's tokens */
   outputLen?: number
