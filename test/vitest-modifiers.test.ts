@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { decodePng } from './png-decode.ts'
 import { runVitest } from './vitest-helpers.ts'
 
 let dir: string
@@ -20,12 +21,13 @@ async function summaryOf(results: string): Promise<{
 }
 
 describe('serveBench modifiers', () => {
-  it('.todo, .skip, .skipIf and .runIf act as Vitest test modifiers; timeline: true writes a page per run', async () => {
+  it('.todo, .skip, .skipIf and .runIf act as Vitest test modifiers; timeline and datasetStats write a page and a PNG per run', async () => {
     const results = join(dir, 'results')
     const run = await runVitest('face', ['run', 'modifiers'], {
       SB_INCLUDE: '*.bench.ts',
       SB_RESULT_DIR: results,
       SB_TIMELINE: '1',
+      SB_DATASET_STATS: '1',
     })
     expect(run.code).toBe(0)
     expect(run.output).toMatch(/Tests {2}2 passed \| 3 skipped \| 1 todo \(6\)/)
@@ -49,6 +51,12 @@ describe('serveBench modifiers', () => {
     expect(page.split('<rect class="ttft"').length - 1).toBe(6)
     // The project sets itlThresholdsMs [1, 1000].
     expect(page).toContain('1 ms ≤ ITL &lt; 1000 ms')
+    // And one dataset-statistics PNG next to each result file.
+    const pngs = files.filter((f) => f.endsWith('.dataset_stats.png'))
+    expect(pngs).toEqual(json.map((f) => f.replace(/\.json$/, '.dataset_stats.png')))
+    const png = decodePng(await readFile(join(results, pngs[0]!)))
+    expect(png.chunks.every((c) => c.crcOk)).toBe(true)
+    expect([png.width, png.height]).toEqual([1400, 1000])
   })
 
   it('.only runs only that benchmark, and fails the run under CI', async () => {

@@ -661,10 +661,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'Two comma-separated ITL thresholds in ms that colour the timeline: below, between, at or above.',
     { default: '25,50', parity: 'python' },
   ),
-  s('--plot-dataset-stats', 'boolean', 'Metrics', 'Plot dataset statistics.', {
-    status: 'planned',
-    parity: 'python',
-  }),
+  s(
+    '--plot-dataset-stats',
+    'boolean',
+    'Metrics',
+    'Write <result name>.dataset_stats.png next to the result: histograms of prompt, output and total tokens, and the tokens of each request. Single generation runs only.',
+    { parity: 'python' },
+  ),
   // Output
   s('--save-result', 'boolean', 'Output', 'Write the result JSON.'),
   s('--save-detailed', 'boolean', 'Output', 'Include per-request arrays in the result JSON.'),

@@ -308,6 +308,8 @@ export interface OutputConfig {
   plotTimeline?: boolean
   /** `--timeline-itl-thresholds` in ms, ascending; undefined = 25, 50. */
   timelineItlThresholdsMs?: [number, number]
+  /** `--plot-dataset-stats`: write `<result name>.dataset_stats.png` next to the result. */
+  plotDatasetStats?: boolean
 }
 
 export interface BenchConfig {

@@ -141,6 +141,7 @@ export function resolveServeFlags(
   if (read.bool('--plot-timeline')) config.output.plotTimeline = true
   const itlThresholds = read.parsed('--timeline-itl-thresholds', parseItlThresholds)
   if (itlThresholds !== undefined) config.output.timelineItlThresholdsMs = itlThresholds
+  if (read.bool('--plot-dataset-stats')) config.output.plotDatasetStats = true
   config.disableTqdm = read.bool('--disable-tqdm')
   resolveModelFlags(read, config, issues)
   resolveRunModeFlags(read, config, issues)

@@ -69,6 +69,22 @@ export function timelinePath(resultFile: string): string {
   return `${resultFile.replace(/\.jsonl?$/, '')}.timeline.html`
 }
 
+/**
+ * `<result name>.dataset_stats.png` next to a result file, as Python names the `--plot-dataset-stats`
+ * figure (`Path(file_name).with_suffix(".dataset_stats.png")`).
+ */
+export function datasetStatsPath(resultFile: string): string {
+  return `${resultFile.replace(/\.jsonl?$/, '')}.dataset_stats.png`
+}
+
+/** Writes a `--plot-dataset-stats` PNG next to `resultFile` (its folder is created); returns its path. */
+export async function writeDatasetStats(png: Uint8Array, resultFile: string): Promise<string> {
+  const path = datasetStatsPath(resultFile)
+  await mkdir(dirname(path), { recursive: true })
+  await writeFile(path, png)
+  return path
+}
+
 /** Writes a `--plot-timeline` page next to `resultFile` (its folder is created); returns its path. */
 export async function writeTimeline(html: string, resultFile: string): Promise<string> {
   const path = timelinePath(resultFile)

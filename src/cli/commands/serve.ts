@@ -3,10 +3,11 @@ import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
+import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
 import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeResult, writeTimeline } from '../../report/write.ts'
+import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
 import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { reportFailures } from '../failure-report.ts'
@@ -97,6 +98,18 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
         })
         const path = await writeTimeline(html, resultPath(result, config.output, naming))
         console.log(`servebench: timeline written to ${path}`)
+      }
+    }
+    if (config.output.plotDatasetStats) {
+      // Python draws it from the run's input_lens and output_lens, whether or not the result is saved.
+      const lens = datasetStatsInput(result)
+      if (lens === undefined) {
+        console.error(
+          'servebench: --plot-dataset-stats: the run has no input and output lengths to plot (a pooling run has no output lengths); no plot written',
+        )
+      } else {
+        const path = await writeDatasetStats(datasetStatsPng(lens), resultPath(result, config.output, naming))
+        console.log(`servebench: dataset statistics plot written to ${path}`)
       }
     }
     const failures = reportFailures(config, records, retries)

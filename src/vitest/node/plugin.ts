@@ -32,6 +32,11 @@ export interface ServebenchPluginOptions {
    * `{ itlThresholdsMs: [25, 50] }` sets the highlighted ITL bands. @default false
    */
   timeline?: TimelineReporterOption
+  /**
+   * Write a `--plot-dataset-stats` figure, `<result file>.dataset_stats.png`, per benchmark next to
+   * its result: histograms of prompt, output and total tokens, and the tokens of each request. @default false
+   */
+  datasetStats?: boolean
 }
 
 /** The Vitest versions servebench's runner and pool are verified with. */
@@ -84,6 +89,7 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
       const reporter = new ServebenchReporter({
         ...(options.resultDir !== undefined ? { resultDir: options.resultDir } : {}),
         ...(options.timeline !== undefined ? { timeline: options.timeline } : {}),
+        ...(options.datasetStats !== undefined ? { datasetStats: options.datasetStats } : {}),
         ...options.reporters,
       })
       const bench = vitest.config.benchmark

@@ -1,6 +1,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { basename, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
+import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import {
   type RunSummary,
   renderMarkdownSummary,
@@ -9,7 +10,7 @@ import {
 } from '../../report/markdown.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeResult, writeTimeline } from '../../report/write.ts'
+import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
@@ -34,6 +35,11 @@ export interface ServebenchReporterOptions {
    * (generation runs; pooling runs have no token stream). @default false
    */
   timeline?: TimelineReporterOption
+  /**
+   * A `--plot-dataset-stats` figure per benchmark, `<result file>.dataset_stats.png`, next to its
+   * result (generation runs; a pooling run has no output lengths). @default false
+   */
+  datasetStats?: boolean
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
@@ -53,6 +59,7 @@ export class ServebenchReporter implements Reporter {
       markdown: options.markdown ?? true,
       console: options.console ?? true,
       timeline: options.timeline ?? false,
+      datasetStats: options.datasetStats ?? false,
     }
   }
 
@@ -132,6 +139,12 @@ export class ServebenchReporter implements Reporter {
             : {}),
         })
         await writeTimeline(html, resultPath(asWritten, output, { label }))
+      })
+    }
+    const lens = asWritten && this.options.datasetStats ? datasetStatsInput(asWritten) : undefined
+    if (asWritten && lens !== undefined) {
+      await this.guard(`the dataset statistics plot of '${testCase.fullName}'`, async () => {
+        await writeDatasetStats(datasetStatsPng(lens), resultPath(asWritten, output, { label }))
       })
     }
     return {
