@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { AUDIO_TOKENS_PER_S, audioDurationS, buildAudioForm } from './audio.ts'
+import { flacFile } from '../../test/audio-fixtures.ts'
+import { startHttpServer } from '../../test/server-helpers.ts'
+import { AUDIO_TOKENS_PER_S, audioBackend, audioDurationS, buildAudioForm } from './audio.ts'
+import { HttpClient } from './http.ts'
 import type { BackendRequest } from './types.ts'
 import { encodeWav, SYNTH_SAMPLE_RATE_HZ, synthesizeWav } from './wav.ts'
 
@@ -76,5 +79,54 @@ describe('openai-audio form', () => {
     expect(value('ignore_eos')).toBe('True')
     expect(value('temperature')).toBe('0')
     expect(value('vad_config')).toBe('{"enabled":true}')
+  })
+})
+
+describe('openai-audio with a dataset file', () => {
+  const flac = flacFile(16_000, 40_000)
+  const audio = { bytes: flac, fileName: 'audio.flac', contentType: 'audio/flac', durationS: 2.5 }
+
+  it("sends the dataset's bytes under its own file name and type", () => {
+    const form = buildAudioForm({ ...request, audio }, audio)
+    const text = Buffer.from(form.body).toString('latin1')
+    expect(text).toContain(
+      `name="file"; filename="audio.flac"\r\nContent-Type: audio/flac\r\n\r\n${flac.toString('latin1')}\r\n`,
+    )
+  })
+
+  it('posts the file to a server and reports its duration as input audio', async () => {
+    let received = Buffer.alloc(0)
+    let contentType = ''
+    const server = await startHttpServer((req, res) => {
+      contentType = req.headers['content-type'] ?? ''
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
+      req.on('end', () => {
+        received = Buffer.concat(chunks)
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        res.write('data: {"choices":[{"delta":{"content":"hello"}}]}\n\n')
+        res.write('data: {"choices":[{"delta":{"content":" world"}}]}\n\n')
+        res.write('data: {"choices":[],"usage":{"prompt_tokens":125,"completion_tokens":2}}\n\n')
+        res.end('data: [DONE]\n\n')
+      })
+    })
+    const client = new HttpClient({ connections: 1 })
+    try {
+      const output = await audioBackend.send(
+        { ...request, url: `${server.url}/v1/audio/transcriptions`, audio, extraBody: {} },
+        client,
+      )
+      expect(output.success).toBe(true)
+      expect(output.generatedText).toBe('hello world')
+      expect(output.inputAudioDurationS).toBe(2.5)
+      expect(contentType).toMatch(/^multipart\/form-data; boundary=/)
+      const body = received.toString('latin1')
+      expect(body).toContain('filename="audio.flac"\r\nContent-Type: audio/flac')
+      expect(received.includes(flac)).toBe(true)
+      expect(body).not.toContain('RIFF')
+    } finally {
+      await client.close()
+      await server.close()
+    }
   })
 })

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { AudioInput } from '../config/audio-input.ts'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { sendStreamingRequest } from './stream-request.ts'
@@ -14,14 +15,28 @@ export const TRANSCRIPTIONS_PATH = '/v1/audio/transcriptions'
  */
 export const AUDIO_TOKENS_PER_S = 50
 
-/** The `openai-audio` backend: a multipart transcription request, streamed back like chat. */
+// BackendRequest (types.ts) is not this module's: the optional field is added by declaration
+// merging, as config/audio-input.ts adds it to SampleRequest; the runner copies one to the other.
+declare module './types.ts' {
+  interface BackendRequest {
+    /** openai-audio: the dataset's audio file, sent instead of synthetic audio. */
+    audio?: AudioInput
+  }
+}
+
+/**
+ * The `openai-audio` backend: a multipart transcription request, streamed back like chat. A
+ * request with `audio` (the ASR families of `hf`, `custom_audio`) sends that file as it is, under
+ * its format's name and type (`audio.wav` / `audio/wav`, `audio.flac` / `audio/flac`), and its
+ * header's duration feeds `rtfx`. Any other dataset sends synthetic WAV of the prompt's length.
+ */
 export const audioBackend: Backend = {
   name: 'openai-audio',
   defaultEndpointPath: TRANSCRIPTIONS_PATH,
   task: 'generation',
   async send(request: BackendRequest, client: HttpClient): Promise<RequestOutput> {
-    const durationS = audioDurationS(request.promptLen)
-    const form = buildAudioForm(request, synthesizeWav(durationS))
+    const durationS = request.audio?.durationS ?? audioDurationS(request.promptLen)
+    const form = buildAudioForm(request, request.audio ?? synthesizeWav(durationS))
     const output = await sendStreamingRequest(request, client, form.body, chatDeltaText, form.contentType)
     output.inputAudioDurationS = durationS
     return output
@@ -41,12 +56,15 @@ export interface MultipartForm {
 }
 
 /**
- * The form of Python's `async_request_openai_audio`: the `file` part (WAV), then the string
+ * The form of Python's `async_request_openai_audio`: the `file` part (synthetic WAV bytes, or a
+ * dataset's file with its own name and type), then the string
  * fields `model, max_completion_tokens, stream, language, stream_include_usage,
  * stream_continuous_usage_stats`, then `ignore_eos` when set and each `extraBody` key. Values are
  * written as Python's `str()` writes them (`True`, `False`), objects as JSON.
  */
-export function buildAudioForm(request: BackendRequest, wav: Uint8Array): MultipartForm {
+export function buildAudioForm(request: BackendRequest, audio: Uint8Array | AudioInput): MultipartForm {
+  const file =
+    audio instanceof Uint8Array ? { bytes: audio, fileName: 'audio.wav', contentType: 'audio/wav' } : audio
   const fields: Record<string, unknown> = {
     model: request.model,
     max_completion_tokens: request.outputLen,
@@ -60,9 +78,9 @@ export function buildAudioForm(request: BackendRequest, wav: Uint8Array): Multip
   const boundary = `----servebench${randomBytes(12).toString('hex')}`
   const parts: Buffer[] = [
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="audio.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.fileName}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
     ),
-    Buffer.from(wav),
+    Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength),
     Buffer.from('\r\n'),
   ]
   for (const [name, value] of Object.entries(fields)) {

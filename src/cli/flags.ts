@@ -156,6 +156,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       'random-mm',
       'random-rerank',
       'custom',
+      'custom_audio',
       'sonnet',
       'prefix_repetition',
       'prefix-repetition',
@@ -354,8 +355,26 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--blazedit-max-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≤ this.', {
     parity: 'python',
   }),
-  planned('--asr-min-audio-len-sec', 'number', 'ASR minimum audio length.', 'python'),
-  planned('--asr-max-audio-len-sec', 'number', 'ASR maximum audio length.', 'python'),
+  s(
+    '--asr-min-audio-len-sec',
+    'number',
+    'Dataset',
+    'hf ASR sets: skip rows whose audio is shorter (seconds).',
+    {
+      default: '0.0',
+      parity: 'python',
+    },
+  ),
+  s(
+    '--asr-max-audio-len-sec',
+    'number',
+    'Dataset',
+    'hf ASR sets: skip rows whose audio is longer (seconds).',
+    {
+      default: 'inf',
+      parity: 'python',
+    },
+  ),
   planned('--bfcl-categories', 'string', 'BFCL categories.', 'python'),
   s(
     '--timed-trace-chunk-hash-size',

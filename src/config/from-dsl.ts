@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { type CustomAudioDatasetSpec, resolveCustomAudioSpec } from './audio-datasets-config.ts'
 import type {
   BackendName,
   BenchConfig,
@@ -88,6 +89,7 @@ export type DatasetSpec =
   | HubDatasetSpec
   | RandomRerankDatasetSpec
   | MultiTurnDatasetSpec
+  | CustomAudioDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
 export interface PoissonLoadOptions {
@@ -267,6 +269,7 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     ds.kind !== 'random-mm' &&
     ds.kind !== 'random-rerank' &&
     ds.kind !== 'multi-turn' &&
+    ds.kind !== 'custom_audio' &&
     !isLocalDatasetSpec(ds) &&
     !isHubDatasetSpec(ds)
   )
@@ -289,7 +292,9 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
               backend,
               ...(options.load ? { loadKind: options.load.kind } : {}),
             })
-          : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
+          : ds.kind === 'custom_audio'
+            ? resolveCustomAudioSpec(ds, { issues, at, backend })
+            : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
   // A multi-turn spec's lengths are validated by resolveRandom above; its dataset is the random one.
   if (multiTurn) config.dataset = multiTurn.dataset
 

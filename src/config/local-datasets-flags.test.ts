@@ -19,7 +19,7 @@ describe('local dataset flags', () => {
   it('lists the valid names for an unknown dataset', () => {
     const [issue] = issuesOf(['--dataset-name', 'nope'])
     expect(issue).toMatch(
-      /^--dataset-name must be one of random, .*custom, sonnet, prefix_repetition, .*timed_trace, timed-trace/,
+      /^--dataset-name must be one of random, .*custom, .*sonnet, prefix_repetition, .*timed_trace, timed-trace/,
     )
     expect(issue).toMatch(/\(got "nope"\)$/)
   })

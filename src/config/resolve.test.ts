@@ -151,8 +151,9 @@ describe('resolveServeFlags', () => {
   })
 
   it('rejects flags servebench does not implement yet, naming them', () => {
-    expect(() => resolve(['--asr-min-audio-len-sec', '1'])).toThrow(
-      '--asr-min-audio-len-sec is not supported by servebench yet; see docs/cli-flags.md for what is',
+    const planned = (name: string) => (name === '--random-input-len' ? 'planned' : findFlag(name)?.status)
+    expect(() => resolveServeFlags(parseArgs(['--random-input-len', '1']), {}, planned)).toThrow(
+      '--random-input-len is not supported by servebench yet; see docs/cli-flags.md for what is',
     )
   })
 

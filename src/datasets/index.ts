@@ -5,6 +5,7 @@ import type { Tokenizer } from '../tokenizer/index.ts'
 import { batchRequests } from './batch.ts'
 import { generateBurstGpt } from './burstgpt.ts'
 import { generateCustom } from './custom.ts'
+import { generateCustomAudio } from './custom-audio.ts'
 import { generateHf } from './hf.ts'
 import { generatePrefixRepetition } from './prefix-repetition.ts'
 import { generateRandom } from './random.ts'
@@ -53,6 +54,7 @@ const DATASETS: DatasetGenerators = {
   random: generateRandom,
   'random-mm': generateRandomMm,
   custom: generateCustom,
+  custom_audio: generateCustomAudio,
   sonnet: generateSonnet,
   prefix_repetition: generatePrefixRepetition,
   burstgpt: generateBurstGpt,

@@ -123,6 +123,7 @@ async function runMeasured(
     prompt: sample.promptTokenIds ?? sample.prompt,
     ...(sample.promptList ? { promptList: sample.promptList } : {}),
     ...(sample.multiModalContent ? { multiModalContent: sample.multiModalContent } : {}),
+    ...(sample.audio ? { audio: sample.audio } : {}),
     promptLen: sample.promptLen,
     outputLen: sample.expectedOutputLen,
     ignoreEos: config.request.ignoreEos,

@@ -1,0 +1,119 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect } from 'vitest'
+import { wavFile } from './audio-fixtures.ts'
+import { ROOT, readOnlyResult, runCli, test } from './helpers.ts'
+
+const CLIPS = join(ROOT, 'fixtures/datasets/custom-audio')
+const common = (url: string, dir: string) => [
+  'serve',
+  '--base-url',
+  url,
+  '--backend',
+  'openai-audio',
+  '--model',
+  'openai/whisper-small',
+  '--tokenizer',
+  'cl100k_base',
+  '--disable-tqdm',
+  '--save-result',
+  '--save-detailed',
+  '--result-dir',
+  dir,
+]
+
+describe('servebench serve with the audio datasets', () => {
+  // The simulator reads WAV headers only, so these runs send WAV clips (FLAC is covered by the unit tests).
+  test('custom_audio sends each line audio file and sums its seconds into rtfx', async ({ sim, tmpDir }) => {
+    const data = join(tmpDir, 'audio.jsonl')
+    const lines = [
+      { prompt: 'Transcribe.', audio: join(CLIPS, 'one-second.wav'), output_tokens: 6 },
+      { prompt: 'Transcribe.', audio: join(CLIPS, 'half-second.wav'), output_tokens: 4 },
+    ]
+    await writeFile(data, lines.map((l) => JSON.stringify(l)).join('\n'))
+    const out = join(tmpDir, 'out')
+    const run = await runCli([
+      ...common(sim.url, out),
+      '--dataset-name',
+      'custom_audio',
+      '--dataset-path',
+      data,
+      '--custom-output-len',
+      '-1',
+      '--num-prompts',
+      '4',
+      '--disable-shuffle',
+    ])
+    expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
+    expect(run.code).toBe(0)
+    const result = await readOnlyResult(out)
+    expect(result.completed).toBe(4)
+    expect(result.failed).toBe(0)
+    // The simulator prefills 50 tokens per second of audio: the prompt lengths come from the WAVs.
+    expect(new Set(result.input_lens as number[])).toEqual(new Set([50, 25]))
+    expect((result.output_lens as number[]).slice(0, 2)).toEqual([6, 4])
+    expect(result.rtfx as number).toBeGreaterThan(0)
+  })
+
+  test('an hf ASR family from a local file, with the audio-length range', async ({ sim, tmpDir }) => {
+    const rows = [0.5, 1, 2, 4].map((durationS, i) => ({ id: i, durationS }))
+    for (const { id, durationS } of rows)
+      await writeFile(join(tmpDir, `${id}.wav`), wavFile(durationS * 16_000, 16_000))
+    const data = join(tmpDir, 'train.jsonl')
+    await writeFile(
+      data,
+      rows
+        .map(({ id }) =>
+          JSON.stringify({ audio: { bytes: null, path: join(tmpDir, `${id}.wav`) }, text: 'x' }),
+        )
+        .join('\n'),
+    )
+    const out = join(tmpDir, 'out')
+    const run = await runCli([
+      ...common(sim.url, out),
+      '--dataset-name',
+      'hf',
+      '--dataset-path',
+      data,
+      '--hf-name',
+      'openslr/librispeech_asr',
+      '--hf-output-len',
+      '8',
+      '--asr-min-audio-len-sec',
+      '1',
+      '--asr-max-audio-len-sec',
+      '2',
+      '--num-prompts',
+      '6',
+    ])
+    expect(run.stderr).not.toMatch(/at .*\.js:\d+/)
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain('2 rows skipped')
+    const result = await readOnlyResult(out)
+    expect(result.completed).toBe(6)
+    expect(new Set(result.input_lens as number[])).toEqual(new Set([50, 100]))
+    expect(result.output_lens).toEqual(Array(6).fill(8))
+  })
+
+  test('an ASR dataset on a chat backend is a usage error naming the backend', async ({ sim, tmpDir }) => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      '--tokenizer',
+      'cl100k_base',
+      '--backend',
+      'openai-chat',
+      '--dataset-name',
+      'hf',
+      '--dataset-path',
+      'openslr/librispeech_asr',
+      '--result-dir',
+      tmpDir,
+    ])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(
+      "--backend must be openai-audio for the ASR dataset openslr/librispeech_asr (it sends each row's audio for transcription); got openai-chat",
+    )
+  })
+})
