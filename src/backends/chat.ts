@@ -18,9 +18,10 @@ export const chatBackend: Backend = {
 
 /**
  * The request body, key order as Python's `async_request_openai_chat_completions`: one user
- * message whose content is always an array (the text part, then any image parts), no `logprobs`;
- * `ignore_eos` only when set, then
- * `extraBody`, which may overwrite any key. Throws for token-id prompts: the runner sends chat text.
+ * message whose content is always an array (the text part, then any image parts), or the
+ * request's own `chatMessages`; no `logprobs`; `ignore_eos` only when set, then `extraBody`,
+ * which may overwrite any key, then the request's `requestOverrides` (BFCL's `tools`), which win
+ * over both. Throws for token-id prompts: the runner sends chat text.
  */
 export function buildChatBody(request: BackendRequest): Record<string, unknown> {
   if (typeof request.prompt !== 'string') {
@@ -29,13 +30,15 @@ export function buildChatBody(request: BackendRequest): Record<string, unknown> 
   const text = request.prompt
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: [{ role: 'user', content: [{ type: 'text', text }, ...(request.multiModalContent ?? [])] }],
+    messages: request.chatMessages ?? [
+      { role: 'user', content: [{ type: 'text', text }, ...(request.multiModalContent ?? [])] },
+    ],
     max_completion_tokens: request.outputLen,
     stream: true,
     stream_options: { include_usage: true },
   }
   if (request.ignoreEos) body.ignore_eos = true
-  return Object.assign(body, request.extraBody)
+  return Object.assign(body, request.extraBody, request.requestOverrides)
 }
 
 /**

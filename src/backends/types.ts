@@ -1,5 +1,5 @@
 import type { BackendName } from '../config/bench-config.ts'
-import type { MediaPart, RequestOutput } from '../config/records.ts'
+import type { ChatMessage, MediaPart, RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 
 /** Python's `TaskType` of a backend. */
@@ -19,6 +19,10 @@ export interface BackendRequest {
   promptList?: string[]
   /** Chat only: image or video parts sent after the text part of the user message. */
   multiModalContent?: readonly MediaPart[]
+  /** Chat only: messages sent as they are, instead of the user message built from `prompt` (BFCL, MLPerf, custom_image). */
+  chatMessages?: readonly ChatMessage[]
+  /** Body fields of this request (BFCL's `tools`), merged after `extraBody`, so they win. */
+  requestOverrides?: Record<string, unknown>
   /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
   promptLen: number
   /** `max_tokens` (completions) or `max_completion_tokens` (chat). */

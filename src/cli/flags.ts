@@ -130,7 +130,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--skip-tokenizer-init',
     'boolean',
     'Model and tokenizer',
-    'Use no tokenizer: custom only (each prompt counts 1 token); the result has no TTFT/TPOT/ITL.',
+    'Use no tokenizer: custom and custom_image only (each prompt counts 1 token); the result has no TTFT/TPOT/ITL.',
   ),
   s(
     '--lora-modules',
@@ -156,7 +156,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       'random-mm',
       'random-rerank',
       'custom',
-      'custom_audio',
+      'custom_image',
       'sonnet',
       'prefix_repetition',
       'prefix-repetition',
@@ -237,7 +237,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--custom-output-len',
     'int',
     'Dataset',
-    "custom: output tokens per request; -1 takes each line's output_tokens.",
+    "custom, custom_image: output tokens per request; custom: -1 takes each line's output_tokens.",
     {
       default: '256',
     },
@@ -255,7 +255,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'JSON object of chat-template variables for client-side templating, e.g. \'{"enable_thinking": false}\'.',
     { parity: 'python' },
   ),
-  planned('--custom-ensure-client-side-data', 'boolean', 'Custom multimodal data.', 'python'),
+  s(
+    '--custom-ensure-client-side-data',
+    'boolean',
+    'Dataset',
+    'custom_image: load local and http(s) images on the client and send them as base64 data URLs.',
+    { parity: 'python' },
+  ),
   s('--hf-name', 'string', 'Dataset', 'hf: dataset id that picks the family when --dataset-path is local.', {
     parity: 'python',
   }),
@@ -312,7 +318,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--enable-multimodal-chat',
     'boolean',
     'Dataset',
-    'Accepted: random-mm builds the same user message (text, then images) either way.',
+    'Accepted: random-mm and custom_image build the same user message (text, then images) either way.',
   ),
   s(
     '--no-reranker',
@@ -355,27 +361,15 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--blazedit-max-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≤ this.', {
     parity: 'python',
   }),
+  planned('--asr-min-audio-len-sec', 'number', 'ASR minimum audio length.', 'python'),
+  planned('--asr-max-audio-len-sec', 'number', 'ASR maximum audio length.', 'python'),
   s(
-    '--asr-min-audio-len-sec',
-    'number',
+    '--bfcl-categories',
+    'string',
     'Dataset',
-    'hf ASR sets: skip rows whose audio is shorter (seconds).',
-    {
-      default: '0.0',
-      parity: 'python',
-    },
+    'hf BFCL: comma-separated v3 categories (files BFCL_v3_<category>.json).',
+    { default: 'simple,live_simple,multiple', parity: 'python' },
   ),
-  s(
-    '--asr-max-audio-len-sec',
-    'number',
-    'Dataset',
-    'hf ASR sets: skip rows whose audio is longer (seconds).',
-    {
-      default: 'inf',
-      parity: 'python',
-    },
-  ),
-  planned('--bfcl-categories', 'string', 'BFCL categories.', 'python'),
   s(
     '--timed-trace-chunk-hash-size',
     'int',

@@ -101,14 +101,16 @@ export interface CustomDatasetConfig {
   noOversample: boolean
 }
 
-/** `--dataset-name custom_audio`: JSONL lines with `audio` (a WAV or FLAC file path), `prompt` and `output_tokens`. */
-export interface CustomAudioDatasetConfig {
-  kind: 'custom_audio'
+/** `--dataset-name custom_image`: JSONL lines of `prompt` + `image_files`, or interleaved `content` parts. */
+export interface CustomImageDatasetConfig {
+  kind: 'custom_image'
   path: string
-  /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
+  /** `--custom-output-len`. */
   outputLen: number
-  /** `--skip-chat-template`: count each prompt raw instead of rendered with the tokenizer's chat template. */
-  skipChatTemplate: boolean
+  /** `--custom-ensure-client-side-data`: load local and http(s) images here and send them as base64 data URLs. */
+  ensureClientSideData: boolean
+  /** `--enable-multimodal-chat`: accepted; the request body is the same either way. */
+  enableMultimodalChat: boolean
   disableShuffle: boolean
   noOversample: boolean
 }
@@ -219,8 +221,8 @@ export interface HfDatasetConfig {
   skipChatTemplate?: boolean
   /** `--blazedit-min-distance` / `--blazedit-max-distance`: keep Blazedit rows whose `norm_distance` is in range. */
   blazeditDistance?: { min: number; max: number }
-  /** `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec`: the ASR families keep rows whose audio lasts this long (seconds). */
-  asrAudioLenS?: { min: number; max: number }
+  /** `--bfcl-categories`: the BFCL v3 categories to sample; undefined = simple, live_simple, multiple. */
+  bfclCategories?: string[]
 }
 
 /** One `--random-mm-bucket-config` entry: an image (frames 1) or video size and its weight. */
@@ -255,7 +257,7 @@ export type DatasetConfig =
   | RandomMmDatasetConfig
   | RandomRerankDatasetConfig
   | CustomDatasetConfig
-  | CustomAudioDatasetConfig
+  | CustomImageDatasetConfig
   | SonnetDatasetConfig
   | PrefixRepetitionDatasetConfig
   | BurstGptDatasetConfig

@@ -1,5 +1,4 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
-import { type CustomAudioDatasetSpec, resolveCustomAudioSpec } from './audio-datasets-config.ts'
 import type {
   BackendName,
   BenchConfig,
@@ -10,6 +9,7 @@ import type {
   RandomDatasetConfig,
   SamplingParams,
 } from './bench-config.ts'
+import { type CustomImageDatasetSpec, resolveCustomImageSpec } from './custom-image-config.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
@@ -89,7 +89,7 @@ export type DatasetSpec =
   | HubDatasetSpec
   | RandomRerankDatasetSpec
   | MultiTurnDatasetSpec
-  | CustomAudioDatasetSpec
+  | CustomImageDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
 export interface PoissonLoadOptions {
@@ -269,7 +269,7 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     ds.kind !== 'random-mm' &&
     ds.kind !== 'random-rerank' &&
     ds.kind !== 'multi-turn' &&
-    ds.kind !== 'custom_audio' &&
+    ds.kind !== 'custom_image' &&
     !isLocalDatasetSpec(ds) &&
     !isHubDatasetSpec(ds)
   )
@@ -285,15 +285,15 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
       ? resolveRandomRerankSpec(ds, { issues, at, backend })
       : ds.kind === 'random-mm'
         ? resolveRandomMmSpec(ds, { issues, at, backend })
-        : isLocalDatasetSpec(ds)
-          ? resolveLocalDatasetSpec(ds, {
-              issues,
-              at,
-              backend,
-              ...(options.load ? { loadKind: options.load.kind } : {}),
-            })
-          : ds.kind === 'custom_audio'
-            ? resolveCustomAudioSpec(ds, { issues, at, backend })
+        : ds.kind === 'custom_image'
+          ? resolveCustomImageSpec(ds, { issues, at, backend })
+          : isLocalDatasetSpec(ds)
+            ? resolveLocalDatasetSpec(ds, {
+                issues,
+                at,
+                backend,
+                ...(options.load ? { loadKind: options.load.kind } : {}),
+              })
             : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
   // A multi-turn spec's lengths are validated by resolveRandom above; its dataset is the random one.
   if (multiTurn) config.dataset = multiTurn.dataset

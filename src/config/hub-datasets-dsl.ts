@@ -3,7 +3,6 @@
  * into `DatasetConfig`s. `from-dsl.ts` calls {@link resolveHubDatasetSpec}.
  */
 import type { ConfigIssue } from '../errors.ts'
-import { resolveAsrSpec } from './audio-datasets-config.ts'
 import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
 
 interface OrderOptions {
@@ -39,10 +38,8 @@ export interface HfDatasetOptions extends OrderOptions {
   textColumn?: string
   /** Send InstructCoder, MT-Bench and Blazedit prompts without the chat template (`--skip-chat-template`). @default false */
   skipChatTemplate?: boolean
-  /** ASR families: skip rows whose audio is shorter than this many seconds (`--asr-min-audio-len-sec`). @default 0 */
-  asrMinAudioLenS?: number
-  /** ASR families: skip rows whose audio is longer than this many seconds (`--asr-max-audio-len-sec`). @default Infinity */
-  asrMaxAudioLenS?: number
+  /** BFCL v3 categories to sample (`--bfcl-categories`). @default ['simple', 'live_simple', 'multiple'] */
+  bfclCategories?: string[]
 }
 
 export interface ShareGptDatasetSpec extends ShareGptDatasetOptions {
@@ -80,6 +77,16 @@ export function resolveHubDatasetSpec(
       ...optional('outputLen', spec.outputLen),
     }
   }
+  const categories = spec.bfclCategories
+  if (
+    categories !== undefined &&
+    !(Array.isArray(categories) && categories.every((c) => typeof c === 'string' && c !== ''))
+  ) {
+    issues.push({
+      path: at('dataset.bfclCategories'),
+      message: 'must be a list of BFCL category names such as simple',
+    })
+  }
   if (typeof spec.path !== 'string' || spec.path === '') {
     issues.push({
       path: at('dataset.path'),
@@ -96,6 +103,6 @@ export function resolveHubDatasetSpec(
     ...optional('outputLen', spec.outputLen),
     ...optional('textColumn', spec.textColumn),
     ...optional('skipChatTemplate', spec.skipChatTemplate),
-    ...optional('asrAudioLenS', resolveAsrSpec(spec, { issues, at })),
+    ...optional('bfclCategories', spec.bfclCategories),
   }
 }

@@ -2,8 +2,8 @@
  * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
  * them by name.
  */
+import { BFCL_ID } from '../datasets/hf-bfcl.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { readAsrFlags } from './audio-datasets-config.ts'
 import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
 import { type DatasetFlagContext, type DatasetFlagResolver, needsTokenizer } from './dataset-flag-checks.ts'
 import type { Reader } from './resolve.ts'
@@ -58,11 +58,25 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   const textColumn = read.string('--hf-text-column')
   if (textColumn !== undefined) dataset.textColumn = textColumn
   if (read.bool('--skip-chat-template')) dataset.skipChatTemplate = true
-  const asr = readAsrFlags(read, hfName ?? path, context)
-  if (asr !== undefined) dataset.asrAudioLenS = asr
   const distance = readBlazeditDistance(read, context.issues)
   if (distance !== undefined) dataset.blazeditDistance = distance
+  const categories = read.string('--bfcl-categories')
+  if (categories !== undefined) dataset.bfclCategories = parseBfclCategories(categories)
+  if ((hfName ?? path) === BFCL_ID && context.backend !== 'openai-chat') {
+    context.issues.push({
+      path: '--backend',
+      message: `must be openai-chat with ${BFCL_ID}: it sends each request's tool schemas in chat completions (got ${context.backend})`,
+    })
+  }
   return dataset
+}
+
+/** `--bfcl-categories a,b`: the names, trimmed, empty ones dropped (Python). */
+export function parseBfclCategories(value: string): string[] {
+  return value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
 }
 
 // Python's defaults are 0.0 and 1.0; without either flag no row is filtered.

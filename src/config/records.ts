@@ -19,7 +19,26 @@ export interface SampleRequest {
   promptList?: string[]
   /** Images or a video sent after the text part of a chat message (`random-mm`, hf, sharegpt); Python's `multi_modal_data`. */
   multiModalContent?: MediaPart[]
+  /**
+   * Messages the chat backend sends as they are, instead of one user message built from `prompt`
+   * and `multiModalContent` (Python's `chat_messages`): BFCL's first turn, MLPerf's system and
+   * user messages, custom_image's interleaved parts. `prompt` then only names the request.
+   */
+  chatMessages?: ChatMessage[]
+  /** Body fields of this request (Python's `request_overrides`, e.g. BFCL's `tools`); they win over `--extra-body`. */
+  requestOverrides?: Record<string, unknown>
 }
+
+/** One chat message as sent: a string content, or text and image parts in order. */
+export interface ChatMessage {
+  role: string
+  content: string | ChatContentPart[]
+}
+
+/** A part of a chat message's content: text, or an image by URL (`detail` and other keys kept). */
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; [key: string]: unknown } }
 
 /** One chat content part besides the text: an image as a (data) URL. */
 export interface MultiModalPart {

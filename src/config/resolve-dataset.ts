@@ -6,8 +6,8 @@ import {
   parseRangeRatio,
 } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { resolveCustomAudioFlags } from './audio-datasets-config.ts'
 import type { BackendName, DatasetConfig, RandomDatasetConfig } from './bench-config.ts'
+import { resolveCustomImageFlags } from './custom-image-config.ts'
 import {
   type DatasetFlagContext,
   type DatasetFlagResolver,
@@ -24,7 +24,6 @@ export const DATASET_NAMES = [
   'random',
   'random-mm',
   'custom',
-  'custom_audio',
   'sonnet',
   'prefix_repetition',
   'prefix-repetition',
@@ -37,6 +36,7 @@ export const DATASET_NAMES = [
   'random-rerank',
   'sharegpt',
   'hf',
+  'custom_image',
 ] as const
 
 export type DatasetName = (typeof DATASET_NAMES)[number]
@@ -46,7 +46,7 @@ const RESOLVERS: { readonly [K in DatasetName]: DatasetFlagResolver } = {
   random: resolveRandom,
   'random-mm': resolveRandomMm,
   'random-rerank': resolveRandomRerank,
-  custom_audio: resolveCustomAudioFlags,
+  custom_image: resolveCustomImageFlags,
   ...LOCAL_DATASET_RESOLVERS,
   ...HUB_DATASET_RESOLVERS,
 }

@@ -5,7 +5,7 @@ import type { Tokenizer } from '../tokenizer/index.ts'
 import { batchRequests } from './batch.ts'
 import { generateBurstGpt } from './burstgpt.ts'
 import { generateCustom } from './custom.ts'
-import { generateCustomAudio } from './custom-audio.ts'
+import { generateCustomImage } from './custom-image.ts'
 import { generateHf } from './hf.ts'
 import { generatePrefixRepetition } from './prefix-repetition.ts'
 import { generateRandom } from './random.ts'
@@ -54,7 +54,7 @@ const DATASETS: DatasetGenerators = {
   random: generateRandom,
   'random-mm': generateRandomMm,
   custom: generateCustom,
-  custom_audio: generateCustomAudio,
+  custom_image: generateCustomImage,
   sonnet: generateSonnet,
   prefix_repetition: generatePrefixRepetition,
   burstgpt: generateBurstGpt,
@@ -77,6 +77,7 @@ export function generateRequests(
 ): Promise<SampleRequest[]> {
   if (context.tokenizer === undefined) {
     if (dataset.kind === 'custom') return generateCustom(dataset, context)
+    if (dataset.kind === 'custom_image') return generateCustomImage(dataset, context)
     return Promise.reject(
       new DatasetError(
         `${dataset.kind}: needs a tokenizer; only the custom dataset runs with --skip-tokenizer-init`,
