@@ -7,10 +7,15 @@ import { measureClientOverhead } from './client-overhead.ts'
 
 const concurrency = Number(process.argv[2] ?? 500)
 const requests = Number(process.argv[3] ?? 5_000)
-const r = await measureClientOverhead(concurrency, requests, { floor: process.env.FLOOR === '1' })
-const floors = r.floor.map((f) => ` floor-${f.kind} ${f.cpuMsPerRequest.toFixed(3)}`).join('')
+const r = await measureClientOverhead(concurrency, requests, {
+  floor: process.env.FLOOR === '1',
+  warmups: Number(process.env.WARMUPS ?? 0),
+})
+const floors = r.floor
+  .map((f) => ` floor-${f.kind} ${f.cpuMsPerRequest.toFixed(3)} (user ${f.userCpuMsPerRequest.toFixed(3)})`)
+  .join('')
 console.log(
-  `${process.env.TAG ?? ''} c=${concurrency} cpu ${r.cpuMsPerRequest.toFixed(3)} user ${r.userCpuMsPerRequest.toFixed(3)}` +
+  `${process.env.TAG ?? ''} c=${concurrency} cpu ${r.cpuMsPerRequest.toFixed(3)} user ${r.userCpuMsPerRequest.toFixed(3)} main ${r.mainThreadCpuMsPerRequest?.toFixed(3)}` +
     ` ttft med ${r.ttftErrorMs.median.toFixed(2)} p99 ${r.ttftErrorMs.p99.toFixed(2)}` +
     ` itl med ${r.itlErrorMs.median.toFixed(3)} p99 ${r.itlErrorMs.p99.toFixed(2)}` +
     ` loop p99 ${r.eventLoopDelayMs.p99.toFixed(1)} gc ${r.gc.totalMs.toFixed(0)}ms` +

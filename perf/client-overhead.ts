@@ -6,6 +6,7 @@
  * and GC time during the run, and how early the simulator's own stamps are (see `simFlush`).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { request } from 'undici'
@@ -26,6 +27,11 @@ export interface ClientOverhead {
   cpuMsPerRequest: number
   /** User-space share of cpuMsPerRequest; the rest is the kernel (socket reads). */
   userCpuMsPerRequest: number
+  /**
+   * The main thread's share of cpuMsPerRequest (user and kernel); the rest ran on V8's helper
+   * threads (parallel scavenges, concurrent marking, compilation) and libuv's pool. Linux only.
+   */
+  mainThreadCpuMsPerRequest: number | undefined
   requestsPerS: number
   ttftErrorMs: { median: number; p99: number }
   itlErrorMs: { median: number; p99: number }
@@ -59,7 +65,7 @@ const LOOP_DELAY_RESOLUTION_MS = 10
 export async function measureClientOverhead(
   concurrency: number,
   requests: number,
-  options: { floor?: boolean } = {},
+  options: { floor?: boolean; warmups?: number } = {},
 ): Promise<ClientOverhead> {
   const sim = await startSimProcess([
     '--ttft-ms',
@@ -76,7 +82,9 @@ export async function measureClientOverhead(
     config.dataset.outputLen = OUTPUT_TOKENS
     config.numPrompts = requests
     config.load.maxConcurrency = concurrency
+    config.numWarmups = options.warmups ?? 0
     let cpuStart: NodeJS.CpuUsage | undefined
+    let mainStartMs: number | undefined
     let wallStartMs = 0
     const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS })
     const gc = { count: 0, totalMs: 0, maxMs: 0 }
@@ -93,12 +101,14 @@ export async function measureClientOverhead(
       log: (line) => {
         if (line.startsWith('Starting main benchmark run')) {
           cpuStart = process.cpuUsage()
+          mainStartMs = mainThreadCpuMs()
           wallStartMs = performance.now()
           loopDelay.enable()
         }
       },
     })
     const cpu = process.cpuUsage(cpuStart)
+    const mainEndMs = mainThreadCpuMs()
     const wallMs = performance.now() - wallStartMs
     loopDelay.disable()
     gcObserver.disconnect()
@@ -145,6 +155,10 @@ export async function measureClientOverhead(
       requests,
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / requests,
       userCpuMsPerRequest: cpu.user / 1000 / requests,
+      mainThreadCpuMsPerRequest:
+        mainStartMs === undefined || mainEndMs === undefined
+          ? undefined
+          : (mainEndMs - mainStartMs) / requests,
       requestsPerS: requests / (wallMs / 1000),
       ttftErrorMs: { median: percentile(ttftErrors, 50), p99: percentile(ttftErrors, 99) },
       itlErrorMs: { median: percentile(itlErrors, 50), p99: percentile(itlErrors, 99) },
@@ -166,6 +180,21 @@ export async function measureClientOverhead(
     }
   } finally {
     await sim.stop()
+  }
+}
+
+/**
+ * CPU milliseconds the main thread has used (user and kernel), from /proc; undefined off Linux.
+ * Its thread id is the process id. The clock-tick fields are in units of 10 ms (USER_HZ 100).
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
   }
 }
 
