@@ -44,20 +44,6 @@ const s = (
   extra: Partial<FlagSpec> = {},
 ): FlagSpec => ({ name, type, group, help, status: 'supported', parity: 'both', ...extra })
 
-const planned = (
-  name: string,
-  type: FlagType,
-  help: string,
-  parity: FlagSpec['parity'] = 'both',
-): FlagSpec => ({
-  name,
-  type,
-  group: 'Dataset',
-  help,
-  status: 'planned',
-  parity,
-})
-
 export const SERVE_FLAGS: readonly FlagSpec[] = [
   // Endpoint
   s('--backend', 'string', 'Endpoint', 'Backend API to benchmark.', {
@@ -156,6 +142,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       'random-mm',
       'random-rerank',
       'custom',
+      'custom_audio',
       'custom_image',
       'sonnet',
       'prefix_repetition',
@@ -361,8 +348,26 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--blazedit-max-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≤ this.', {
     parity: 'python',
   }),
-  planned('--asr-min-audio-len-sec', 'number', 'ASR minimum audio length.', 'python'),
-  planned('--asr-max-audio-len-sec', 'number', 'ASR maximum audio length.', 'python'),
+  s(
+    '--asr-min-audio-len-sec',
+    'number',
+    'Dataset',
+    'hf ASR sets: skip rows whose audio is shorter (seconds).',
+    {
+      default: '0.0',
+      parity: 'python',
+    },
+  ),
+  s(
+    '--asr-max-audio-len-sec',
+    'number',
+    'Dataset',
+    'hf ASR sets: skip rows whose audio is longer (seconds).',
+    {
+      default: 'inf',
+      parity: 'python',
+    },
+  ),
   s(
     '--bfcl-categories',
     'string',

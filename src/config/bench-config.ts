@@ -115,6 +115,18 @@ export interface CustomImageDatasetConfig {
   noOversample: boolean
 }
 
+/** `--dataset-name custom_audio`: JSONL lines with `audio` (a WAV or FLAC file path), `prompt` and `output_tokens`. */
+export interface CustomAudioDatasetConfig {
+  kind: 'custom_audio'
+  path: string
+  /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
+  outputLen: number
+  /** `--skip-chat-template`: count each prompt raw instead of rendered with the tokenizer's chat template. */
+  skipChatTemplate: boolean
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
 /** `--dataset-name sonnet`: a fixed prefix of poem lines plus sampled lines. */
 export interface SonnetDatasetConfig {
   kind: 'sonnet'
@@ -221,6 +233,8 @@ export interface HfDatasetConfig {
   skipChatTemplate?: boolean
   /** `--blazedit-min-distance` / `--blazedit-max-distance`: keep Blazedit rows whose `norm_distance` is in range. */
   blazeditDistance?: { min: number; max: number }
+  /** `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec`: the ASR families keep rows whose audio lasts this long (seconds). */
+  asrAudioLenS?: { min: number; max: number }
   /** `--bfcl-categories`: the BFCL v3 categories to sample; undefined = simple, live_simple, multiple. */
   bfclCategories?: string[]
 }
@@ -257,6 +271,7 @@ export type DatasetConfig =
   | RandomMmDatasetConfig
   | RandomRerankDatasetConfig
   | CustomDatasetConfig
+  | CustomAudioDatasetConfig
   | CustomImageDatasetConfig
   | SonnetDatasetConfig
   | PrefixRepetitionDatasetConfig

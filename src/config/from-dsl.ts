@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { type CustomAudioDatasetSpec, resolveCustomAudioSpec } from './audio-datasets-config.ts'
 import type {
   BackendName,
   BenchConfig,
@@ -89,6 +90,7 @@ export type DatasetSpec =
   | HubDatasetSpec
   | RandomRerankDatasetSpec
   | MultiTurnDatasetSpec
+  | CustomAudioDatasetSpec
   | CustomImageDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
@@ -269,6 +271,7 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
     ds.kind !== 'random-mm' &&
     ds.kind !== 'random-rerank' &&
     ds.kind !== 'multi-turn' &&
+    ds.kind !== 'custom_audio' &&
     ds.kind !== 'custom_image' &&
     !isLocalDatasetSpec(ds) &&
     !isHubDatasetSpec(ds)
@@ -294,7 +297,9 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
                 backend,
                 ...(options.load ? { loadKind: options.load.kind } : {}),
               })
-            : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
+            : ds.kind === 'custom_audio'
+              ? resolveCustomAudioSpec(ds, { issues, at, backend })
+              : resolveRandom(ds as RandomDatasetSpec, config.dataset as RandomDatasetConfig, issues, at)
   // A multi-turn spec's lengths are validated by resolveRandom above; its dataset is the random one.
   if (multiTurn) config.dataset = multiTurn.dataset
 

@@ -3,6 +3,7 @@
  * into `DatasetConfig`s. `from-dsl.ts` calls {@link resolveHubDatasetSpec}.
  */
 import type { ConfigIssue } from '../errors.ts'
+import { resolveAsrSpec } from './audio-datasets-config.ts'
 import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
 
 interface OrderOptions {
@@ -38,6 +39,10 @@ export interface HfDatasetOptions extends OrderOptions {
   textColumn?: string
   /** Send InstructCoder, MT-Bench and Blazedit prompts without the chat template (`--skip-chat-template`). @default false */
   skipChatTemplate?: boolean
+  /** ASR families: skip rows whose audio is shorter than this many seconds (`--asr-min-audio-len-sec`). @default 0 */
+  asrMinAudioLenS?: number
+  /** ASR families: skip rows whose audio is longer than this many seconds (`--asr-max-audio-len-sec`). @default Infinity */
+  asrMaxAudioLenS?: number
   /** BFCL v3 categories to sample (`--bfcl-categories`). @default ['simple', 'live_simple', 'multiple'] */
   bfclCategories?: string[]
 }
@@ -103,6 +108,7 @@ export function resolveHubDatasetSpec(
     ...optional('outputLen', spec.outputLen),
     ...optional('textColumn', spec.textColumn),
     ...optional('skipChatTemplate', spec.skipChatTemplate),
+    ...optional('asrAudioLenS', resolveAsrSpec(spec, { issues, at })),
     ...optional('bfclCategories', spec.bfclCategories),
   }
 }

@@ -4,6 +4,7 @@
  */
 import { BFCL_ID } from '../datasets/hf-bfcl.ts'
 import type { ConfigIssue } from '../errors.ts'
+import { readAsrFlags } from './audio-datasets-config.ts'
 import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
 import { type DatasetFlagContext, type DatasetFlagResolver, needsTokenizer } from './dataset-flag-checks.ts'
 import type { Reader } from './resolve.ts'
@@ -58,6 +59,8 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   const textColumn = read.string('--hf-text-column')
   if (textColumn !== undefined) dataset.textColumn = textColumn
   if (read.bool('--skip-chat-template')) dataset.skipChatTemplate = true
+  const asr = readAsrFlags(read, hfName ?? path, context)
+  if (asr !== undefined) dataset.asrAudioLenS = asr
   const distance = readBlazeditDistance(read, context.issues)
   if (distance !== undefined) dataset.blazeditDistance = distance
   const categories = read.string('--bfcl-categories')

@@ -6,6 +6,7 @@ import {
   parseRangeRatio,
 } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
+import { resolveCustomAudioFlags } from './audio-datasets-config.ts'
 import type { BackendName, DatasetConfig, RandomDatasetConfig } from './bench-config.ts'
 import { resolveCustomImageFlags } from './custom-image-config.ts'
 import {
@@ -24,6 +25,7 @@ export const DATASET_NAMES = [
   'random',
   'random-mm',
   'custom',
+  'custom_audio',
   'sonnet',
   'prefix_repetition',
   'prefix-repetition',
@@ -46,6 +48,7 @@ const RESOLVERS: { readonly [K in DatasetName]: DatasetFlagResolver } = {
   random: resolveRandom,
   'random-mm': resolveRandomMm,
   'random-rerank': resolveRandomRerank,
+  custom_audio: resolveCustomAudioFlags,
   custom_image: resolveCustomImageFlags,
   ...LOCAL_DATASET_RESOLVERS,
   ...HUB_DATASET_RESOLVERS,

@@ -1,6 +1,7 @@
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import type { MediaPart } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
+import { ASR_DATASET_IDS } from './hf-audio-families.ts'
 import type { Row } from './hf-columns.ts'
 import { HF_IMAGE_FAMILIES } from './hf-image-families.ts'
 import type { SequenceLimits } from './hub-sampling.ts'
@@ -104,12 +105,7 @@ export const HF_FAMILIES: readonly HfFamily[] = [
 
 /** Python families that need audio, tools or a chat template: refused with a clear error. */
 export const UNSUPPORTED_HF_DATASETS: Readonly<Record<string, string>> = {
-  'openslr/librispeech_asr': 'audio',
-  'facebook/voxpopuli': 'audio',
-  'LIUM/tedlium': 'audio',
-  'edinburghcstr/ami': 'audio',
-  'speechcolab/gigaspeech': 'audio',
-  'kensho/spgispeech': 'audio',
+  'ArtificialAnalysis/Earnings22-Cleaned-AA': 'MP3 audio files read from its repository',
 }
 
 /**
@@ -122,6 +118,7 @@ export function findFamily(id: string): HfFamily | undefined {
     throw new DatasetError(
       `hf: ${id} needs ${needs}, which servebench does not send yet. Supported families: ` +
         `${HF_FAMILIES.map((f) => `${f.name} (${f.ids.join(', ')})`).join('; ')}; ` +
+        `asr with --backend openai-audio (${ASR_DATASET_IDS.join(', ')}); ` +
         'any other text dataset is read by column auto-detection (see docs/datasets.md)',
     )
   }

@@ -3,6 +3,7 @@ import type { SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
 import { renderUserPrompt, usesChatTemplate } from './chat-prompt.ts'
+import { isAsrDataset, sampleAsr } from './hf-audio-families.ts'
 import { BFCL_ID, generateBfcl } from './hf-bfcl.ts'
 import { detectColumns, extractRow, type Row } from './hf-columns.ts'
 import { findFamily, type HfFamily } from './hf-families.ts'
@@ -23,6 +24,8 @@ const MIN_PROMPT_TOKENS = 4
  * special tokens, as Python's `tokenizer(text).input_ids`; oversampled unless `noOversample`.
  */
 export async function generateHf(config: HfDatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {
+  // The ASR families send each row's audio (hf-audio-families.ts).
+  const asr = config.textColumn === undefined && isAsrDataset(config.hfName ?? config.path)
   // BFCL and MLPerf build chat messages (and BFCL its own files and tools), so they have their own modules.
   const id = config.hfName ?? config.path
   if (config.textColumn === undefined && id === BFCL_ID) return generateBfcl(config, context)
@@ -42,9 +45,11 @@ export async function generateHf(config: HfDatasetConfig, context: DatasetContex
   const rng = createRng(context.seed)
   const indices = rows.map((_, i) => i)
   if (!config.disableShuffle) rng.shuffle(indices)
-  const requests = family
-    ? await sampleFamily(family, rows, indices, config, context)
-    : await sampleDetected(rows, indices, config, context)
+  const requests = asr
+    ? await sampleAsr(rows, indices, config, context)
+    : family
+      ? await sampleFamily(family, rows, indices, config, context)
+      : await sampleDetected(rows, indices, config, context)
   if (requests.length === 0) {
     throw new DatasetError(
       `hf: ${config.path} has no usable row (every prompt is empty, under ${MIN_PROMPT_TOKENS} tokens or out of bounds)`,

@@ -5,6 +5,7 @@ import type { Tokenizer } from '../tokenizer/index.ts'
 import { batchRequests } from './batch.ts'
 import { generateBurstGpt } from './burstgpt.ts'
 import { generateCustom } from './custom.ts'
+import { generateCustomAudio } from './custom-audio.ts'
 import { generateCustomImage } from './custom-image.ts'
 import { generateHf } from './hf.ts'
 import { generatePrefixRepetition } from './prefix-repetition.ts'
@@ -54,6 +55,7 @@ const DATASETS: DatasetGenerators = {
   random: generateRandom,
   'random-mm': generateRandomMm,
   custom: generateCustom,
+  custom_audio: generateCustomAudio,
   custom_image: generateCustomImage,
   sonnet: generateSonnet,
   prefix_repetition: generatePrefixRepetition,

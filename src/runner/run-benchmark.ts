@@ -123,6 +123,7 @@ async function runMeasured(
     prompt: sample.promptTokenIds ?? sample.prompt,
     ...(sample.promptList ? { promptList: sample.promptList } : {}),
     ...(sample.multiModalContent ? { multiModalContent: sample.multiModalContent } : {}),
+    ...(sample.audio ? { audio: sample.audio } : {}),
     ...(sample.chatMessages ? { chatMessages: sample.chatMessages } : {}),
     ...(sample.requestOverrides ? { requestOverrides: sample.requestOverrides } : {}),
     promptLen: sample.promptLen,

@@ -1,3 +1,4 @@
+import type { CustomAudioDatasetOptions, CustomAudioDatasetSpec } from '../../config/audio-datasets-config.ts'
 import type { CustomImageDatasetOptions, CustomImageDatasetSpec } from '../../config/custom-image-config.ts'
 import type {
   ClosedLoadOptions,
@@ -59,6 +60,8 @@ export const datasets: {
   multiTurn(options?: MultiTurnDatasetOptions): MultiTurnDatasetSpec
   /** Your JSONL prompts (`--dataset-name custom`); `outputLen: -1` takes each line's `output_tokens`. */
   custom(options: CustomDatasetOptions): CustomDatasetSpec
+  /** JSONL prompts with a WAV or FLAC file each, sent by `openai-audio` (`--dataset-name custom_audio`). */
+  customAudio(options: CustomAudioDatasetOptions): CustomAudioDatasetSpec
   /** JSONL prompts with images, or interleaved text and image parts, for `openai-chat` (`--dataset-name custom_image`). */
   customImage(options: CustomImageDatasetOptions): CustomImageDatasetSpec
   /** Shakespeare's sonnets: a shared prefix of lines plus sampled lines (`--dataset-name sonnet`). */
@@ -83,6 +86,7 @@ export const datasets: {
   randomRerank: (options = {}) => ({ ...options, kind: 'random-rerank' }),
   multiTurn: (options = {}) => ({ ...options, kind: 'multi-turn' }),
   custom: (options) => ({ ...options, kind: 'custom' }),
+  customAudio: (options) => ({ ...options, kind: 'custom_audio' }),
   customImage: (options) => ({ ...options, kind: 'custom_image' }),
   sonnet: (options = {}) => ({ ...options, kind: 'sonnet' }),
   prefixRepetition: (options = {}) => ({ ...options, kind: 'prefix_repetition' }),
