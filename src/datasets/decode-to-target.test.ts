@@ -63,3 +63,32 @@ describe.each([
     expect(actual.mismatch).toBe(actual.ids.length - 200)
   })
 })
+
+describe('decodeToTargetLen with qwen3 on text without spaces', { timeout: 30_000 }, () => {
+  it('fits runs of CJK words and text that NFC changes as full rounds do, re-encoding little after the first round', async () => {
+    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const allowed = tokenizer.allowedTokenIds()
+    const full = counting({ ...tokenizer })
+    const split = counting(tokenizer)
+    const kinds = { cjk: 0, nfc: 0 }
+    let firstRounds = 0
+    // Windows of the vocabulary: CJK words (no space, no split point but punctuation), and
+    // symbols and emoji that NFC rewrites; targets below and above the drawn length.
+    for (const [i, offset] of [
+      100_012, 105_018, 110_024, 115_030, 132_551, 145_066, 147_569, 150_072,
+    ].entries()) {
+      const ids = allowed.slice(offset, offset + 300)
+      const text = await tokenizer.decode(ids)
+      if (text.normalize('NFC') !== text) kinds.nfc++
+      else if (!/\s/.test(text)) kinds.cjk++
+      firstRounds += text.length
+      const target = i % 2 === 0 ? 290 : 310
+      const expected = await decodeToTargetLen(full.tokenizer, ids, target, allowed)
+      const actual = await decodeToTargetLen(split.tokenizer, ids, target, allowed)
+      expect(actual).toEqual(expected)
+      expect(await tokenizer.encode(actual.prompt)).toEqual(actual.ids)
+    }
+    expect(kinds).toEqual({ cjk: 4, nfc: 4 })
+    expect(split.encodedChars() - firstRounds).toBeLessThan(0.25 * (full.encodedChars() - firstRounds))
+  })
+})

@@ -1,5 +1,12 @@
 import type { Tokenizer } from '../tokenizer/index.ts'
-import { type TextSplitting, textSplitting } from '../tokenizer/splitting.ts'
+import {
+  cutsInsideLetterRun,
+  type SplitLimits,
+  splitLimits,
+  splitsBefore,
+  type TextSplitting,
+  textSplitting,
+} from '../tokenizer/splitting.ts'
 
 /** Rounds of decode → encode before accepting a length that is still off. */
 export const MAX_FIT_ROUNDS = 20
@@ -22,8 +29,10 @@ export interface FittedPrompt {
  * Rust's error; the returned `ids` always match `prompt` exactly.
  *
  * Speed: after the first round only the end of the text changes. When the tokenizer can be split
- * at a space (see `TextSplitting`), a round keeps the ids before the last such split point below
- * the cut and decodes and encodes only what follows it; the result is the same as a full round.
+ * (see `TextSplitting`), a round keeps the ids before the last split point below the cut and
+ * decodes and encodes only what follows it; the result is the same as a full round. When a
+ * normaliser changed the text, the ids stand for their own decoded text, which a full round
+ * would start from too, so one decode (a few percent of an encode) stands in for the re-encode.
  */
 export async function decodeToTargetLen(
   tokenizer: Tokenizer,
@@ -35,32 +44,61 @@ export async function decodeToTargetLen(
   const splitting = textSplitting(tokenizer)
   let prompt = await tokenizer.decode(ids, { skipSpecialTokens: true })
   let encoded = await tokenizer.encode(prompt, { addSpecialTokens: false })
-  // Whether `encoded` covers exactly the UTF-8 bytes of `prompt`, so byte offsets of ids are offsets in it.
-  let bytesKept = splitting?.keepsBytes(prompt) ?? false
+  // The text whose UTF-8 bytes `encoded` stands for, once known (`prompt` unless a normaliser changed it).
+  let covered = stableText(prompt, splitting)
   for (let round = 1; ; round++) {
     const mismatch = encoded.length - target
     if (mismatch === 0 || round >= maxRounds) return { prompt, ids: encoded, mismatch }
     const next = encoded.slice(0, target)
     for (let j = next.length; j < target; j++) next.push(allowed[j % allowed.length]!)
-    const cut =
-      splitting !== undefined && bytesKept
-        ? lastSplitPoint(prompt, encoded, Math.min(encoded.length, target), splitting)
-        : undefined
+    let cut: SplitPoint | undefined
+    if (splitting !== undefined) {
+      if (covered === undefined) covered = await decodedText(tokenizer, encoded, splitting)
+      if (covered !== undefined) {
+        const limits = await splitLimits(tokenizer, splitting)
+        cut = lastSplitPoint(covered, encoded, target, splitting, limits)
+      }
+    }
     if (cut === undefined) {
       prompt = await tokenizer.decode(next, { skipSpecialTokens: true })
       encoded = await tokenizer.encode(prompt, { addSpecialTokens: false })
-      bytesKept = splitting?.keepsBytes(prompt) ?? false
+      covered = stableText(prompt, splitting)
       continue
     }
     const tailIds = next.slice(cut.index)
     const tail = tailIds.length > 0 ? await tokenizer.decode(tailIds, { skipSpecialTokens: true }) : ''
-    prompt = prompt.slice(0, cut.at) + tail
+    // Byte-concatenative decoding: the full round's decode(next) is the covered text up to the cut, then the tail.
+    prompt = covered!.slice(0, cut.at) + tail
     next.length = cut.index
     if (tail !== '') for (const id of await tokenizer.encode(tail, { addSpecialTokens: false })) next.push(id)
     encoded = next
-    // A space boundary joins two NFC texts into an NFC text.
-    bytesKept = splitting!.keepsBytes(tail)
+    // A split point sits before a character that composes with nothing before it, so two NFC texts join into an NFC text.
+    covered = splitting!.keepsBytes(tail) ? prompt : undefined
   }
+}
+
+// `encode(prompt)` encodes the normalised text, and byte-concatenative decoding gives that text
+// back, unless it holds added tokens (skipped) or starts with a byte order mark (dropped):
+// undefined then, or if the text is still not stable.
+async function decodedText(
+  tokenizer: Tokenizer,
+  encoded: readonly number[],
+  splitting: TextSplitting,
+): Promise<string | undefined> {
+  let bytes = 0
+  for (const id of encoded) {
+    const length = splitting.byteLength(id)
+    if (length < 0) return undefined
+    bytes += length
+  }
+  const text = await tokenizer.decode(encoded, { skipSpecialTokens: true })
+  return Buffer.byteLength(text, 'utf8') === bytes ? stableText(text, splitting) : undefined
+}
+
+// A text whose ids stand for its bytes, and which a decode of its ids gives back whole (a decoder
+// drops a byte order mark at the start).
+function stableText(text: string, splitting: TextSplitting | undefined): string | undefined {
+  return splitting?.keepsBytes(text) && text.charCodeAt(0) !== 0xfeff ? text : undefined
 }
 
 interface SplitPoint {
@@ -70,19 +108,20 @@ interface SplitPoint {
   at: number
 }
 
-const WHITESPACE = /\s/
-
 /**
- * The last split point of `text` (a space after a non-whitespace character) where one of the
- * first `limit + 1` ids of `encoded` starts; undefined when there is none before an added token
- * (whose bytes are unknown).
+ * Where a round may keep the ids before and re-encode only what follows: the last split point of
+ * `text` where one of the first `min(|encoded|, target) + 1` ids of `encoded` starts, or, when the
+ * round truncates, the cut itself if it falls inside a long run of letters (see `TextSplitting`).
+ * Undefined when there is none before an added token (whose bytes are unknown).
  */
 function lastSplitPoint(
   text: string,
   encoded: readonly number[],
-  limit: number,
+  target: number,
   splitting: TextSplitting,
+  limits: SplitLimits,
 ): SplitPoint | undefined {
+  const limit = Math.min(encoded.length, target)
   let found: SplitPoint | undefined
   let byte = 0
   let at = 0
@@ -98,8 +137,15 @@ function lastSplitPoint(
       } else atByte += 3
       at++
     }
-    if (atByte === byte && at > 0 && text.charCodeAt(at) === 0x20 && !WHITESPACE.test(text[at - 1]!))
-      found = { index, at }
+    if (atByte === byte && at > 0) {
+      if (splitsBefore(text, at, limits.joins)) found = { index, at }
+      else if (
+        index === target &&
+        cutsInsideLetterRun(text, at, limits.maxTokenBytes) &&
+        splitting.keepsBytes(text.slice(0, at))
+      )
+        return { index, at }
+    }
     const length = splitting.byteLength(encoded[index]!)
     if (length < 0) return found
     byte += length
