@@ -180,7 +180,7 @@ describe('servebench serve with the local-file and synthetic datasets', () => {
   }) => {
     const unknown = await runCli(['serve', '--base-url', sim.url, '--dataset-name', 'sharegtp'])
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toMatch(/--dataset-name must be one of random, .*custom, sonnet, .*timed_trace/)
+    expect(unknown.stderr).toMatch(/--dataset-name must be one of random, .*custom, .*sonnet, .*timed_trace/)
     const bad = join(tmpDir, 'bad.jsonl')
     await writeFile(bad, '{"prompt": "fine"}\n{"prompt": 3}\n')
     const run = await runCli([

@@ -105,7 +105,10 @@ describe('openai-responses stream handling', () => {
     expect(out.outputTokens).toBe(3)
     expect(out.itlS).toHaveLength(2)
     expect(out.ttftS).toBeGreaterThanOrEqual(0.01)
-    for (const gap of out.itlS) expect(gap).toBeGreaterThanOrEqual(0.008)
+    // A late first stamp shortens the next gap, so only the end is bounded below: the last text
+    // delta left the server 30 ms after the request arrived.
+    for (const gap of out.itlS) expect(gap).toBeGreaterThan(0)
+    expect(out.latencyS).toBeGreaterThanOrEqual(0.028)
     // Latency ends at the last delta, not at response.completed.
     expect(out.latencyS - out.ttftS).toBeCloseTo(out.itlS[0]! + out.itlS[1]!, 6)
   })

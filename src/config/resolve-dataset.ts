@@ -25,6 +25,7 @@ export const DATASET_NAMES = [
   'random',
   'random-mm',
   'custom',
+  'custom_image',
   'custom_audio',
   'sonnet',
   'prefix_repetition',
@@ -38,7 +39,6 @@ export const DATASET_NAMES = [
   'random-rerank',
   'sharegpt',
   'hf',
-  'custom_image',
 ] as const
 
 export type DatasetName = (typeof DATASET_NAMES)[number]
