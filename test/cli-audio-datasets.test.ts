@@ -23,12 +23,12 @@ const common = (url: string, dir: string) => [
 ]
 
 describe('servebench serve with the audio datasets', () => {
-  // The simulator reads WAV headers only, so these runs send WAV clips (FLAC is covered by the unit tests).
   test('custom_audio sends each line audio file and sums its seconds into rtfx', async ({ sim, tmpDir }) => {
     const data = join(tmpDir, 'audio.jsonl')
     const lines = [
       { prompt: 'Transcribe.', audio: join(CLIPS, 'one-second.wav'), output_tokens: 6 },
       { prompt: 'Transcribe.', audio: join(CLIPS, 'half-second.wav'), output_tokens: 4 },
+      { prompt: 'Transcribe.', audio: join(CLIPS, 'two-seconds.flac'), output_tokens: 5 },
     ]
     await writeFile(data, lines.map((l) => JSON.stringify(l)).join('\n'))
     const out = join(tmpDir, 'out')
@@ -49,9 +49,10 @@ describe('servebench serve with the audio datasets', () => {
     const result = await readOnlyResult(out)
     expect(result.completed).toBe(4)
     expect(result.failed).toBe(0)
-    // The simulator prefills 50 tokens per second of audio: the prompt lengths come from the WAVs.
-    expect(new Set(result.input_lens as number[])).toEqual(new Set([50, 25]))
-    expect((result.output_lens as number[]).slice(0, 2)).toEqual([6, 4])
+    // The simulator prefills 50 tokens per second of audio: the prompt lengths come from the WAV
+    // and FLAC headers.
+    expect(new Set(result.input_lens as number[])).toEqual(new Set([50, 25, 100]))
+    expect((result.output_lens as number[]).slice(0, 3)).toEqual([6, 4, 5])
     expect(result.rtfx as number).toBeGreaterThan(0)
   })
 

@@ -21,6 +21,8 @@ const EXPECTED_COMPLETED: Record<string, number> = {
   speedBench: 3,
   specBench: 3,
   timedTrace: 5,
+  customImage: 3,
+  customAudio: 3,
 }
 
 let dir: string

@@ -12,9 +12,9 @@ import { SimHttpError } from './http.ts'
 export const SIM_AUDIO_TOKENS_PER_S = 50
 
 /**
- * `POST /v1/audio/transcriptions` (and `/v1/audio/translations`): a multipart form with a WAV `file`
- * and string fields (`model`, `max_completion_tokens`, `stream`, `stream_include_usage`, …). The
- * WAV header gives the duration; the request prefills {@link SIM_AUDIO_TOKENS_PER_S} tokens per
+ * `POST /v1/audio/transcriptions` (and `/v1/audio/translations`): a multipart form with a WAV or
+ * FLAC `file` and string fields (`model`, `max_completion_tokens`, `stream`, `stream_include_usage`,
+ * …). The file's header gives the duration; the request prefills {@link SIM_AUDIO_TOKENS_PER_S} tokens per
  * second of it and streams `transcription.chunk` events, with a usage chunk when
  * `stream_include_usage` is true. Only streaming is simulated.
  * vLLM: vllm/entrypoints/openai/speech_to_text.py.
@@ -44,8 +44,8 @@ export interface MultipartForm {
 
 function transcriptionRequest(ctx: SimContext, form: MultipartForm): GenerationRequest {
   const file = form.files.get('file')
-  if (!file) throw new SimHttpError(400, 'file: Field required (a WAV file)', 'file')
-  const durationS = wavDurationS(file)
+  if (!file) throw new SimHttpError(400, 'file: Field required (a WAV or FLAC file)', 'file')
+  const durationS = audioDurationS(file)
   if (isFalse(form.fields.get('stream'))) {
     throw new SimHttpError(
       400,
@@ -101,11 +101,36 @@ export function createTranscriptionFormatter(header: ChunkHeader): StreamFormatt
   }
 }
 
-/** Seconds of audio in a PCM WAV: the `data` chunk's size over the `fmt ` chunk's byte rate. */
-export function wavDurationS(wav: Buffer): number {
-  if (wav.length < 12 || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') {
-    throw new SimHttpError(400, 'file must be a WAV file (RIFF/WAVE header missing)', 'file')
+/** Seconds of audio in a WAV or FLAC file, from its header alone. */
+export function audioDurationS(file: Buffer): number {
+  if (file.length >= 4 && file.toString('ascii', 0, 4) === 'fLaC') return flacDurationS(file)
+  if (
+    file.length < 12 ||
+    file.toString('ascii', 0, 4) !== 'RIFF' ||
+    file.toString('ascii', 8, 12) !== 'WAVE'
+  ) {
+    throw new SimHttpError(400, 'file must be a WAV or FLAC file (no RIFF/WAVE or fLaC header)', 'file')
   }
+  return wavDurationS(file)
+}
+
+/**
+ * Seconds of audio in a FLAC file: total samples over the sample rate, both in the STREAMINFO
+ * block that must follow the `fLaC` marker (a 4-byte block header, then 20 bits of sample rate at
+ * byte 18 and 36 bits of total samples ending at byte 25).
+ */
+function flacDurationS(flac: Buffer): number {
+  if (flac.length < 26 || (flac[4]! & 0x7f) !== 0) {
+    throw new SimHttpError(400, 'file: FLAC file without its STREAMINFO block', 'file')
+  }
+  const sampleRateHz = (flac[18]! << 12) | (flac[19]! << 4) | (flac[20]! >> 4)
+  const totalSamples = (flac[21]! & 0x0f) * 2 ** 32 + flac.readUInt32BE(22)
+  if (sampleRateHz === 0) throw new SimHttpError(400, 'file: FLAC STREAMINFO has a sample rate of 0', 'file')
+  return totalSamples / sampleRateHz
+}
+
+/** Seconds of audio in a PCM WAV: the `data` chunk's size over the `fmt ` chunk's byte rate. */
+function wavDurationS(wav: Buffer): number {
   let byteRate = 0
   let offset = 12
   while (offset + 8 <= wav.length) {

@@ -116,6 +116,33 @@ describe('datasets', () => {
   )
 
   serveBench(
+    'customImage',
+    {
+      endpoint: endpoint({ backend: 'openai-chat' }),
+      dataset: datasets.customImage({
+        path: fixture('custom-image/images.jsonl'),
+        outputLen: 4,
+        ensureClientSideData: true,
+        numPrompts: 3,
+      }),
+    },
+    (r) => expect(r.completed).toBe(3),
+  )
+
+  serveBench(
+    'customAudio',
+    {
+      endpoint: endpoint({ backend: 'openai-audio' }),
+      dataset: datasets.customAudio({
+        path: fixture('custom-audio/data.jsonl'),
+        outputLen: 4,
+        numPrompts: 3,
+      }),
+    },
+    (r) => expect(r.completed).toBe(3),
+  )
+
+  serveBench(
     'timedTrace',
     {
       endpoint: completions,
