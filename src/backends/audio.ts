@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { AudioInput } from '../config/audio-input.ts'
-import type { RequestOutput } from '../config/records.ts'
+import type { AudioInput, RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { sendStreamingRequest } from './stream-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
@@ -14,15 +13,6 @@ export const TRANSCRIPTIONS_PATH = '/v1/audio/transcriptions'
  * positions, 50 per second, so a prompt of N tokens becomes N / 50 s of audio.
  */
 export const AUDIO_TOKENS_PER_S = 50
-
-// BackendRequest (types.ts) is not this module's: the optional field is added by declaration
-// merging, as config/audio-input.ts adds it to SampleRequest; the runner copies one to the other.
-declare module './types.ts' {
-  interface BackendRequest {
-    /** openai-audio: the dataset's audio file, sent instead of synthetic audio. */
-    audio?: AudioInput
-  }
-}
 
 /**
  * The `openai-audio` backend: a multipart transcription request, streamed back like chat. A

@@ -1,5 +1,5 @@
 import type { BackendName } from '../config/bench-config.ts'
-import type { ChatMessage, MediaPart, RequestOutput } from '../config/records.ts'
+import type { AudioInput, ChatMessage, MediaPart, RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 
 /** Python's `TaskType` of a backend. */
@@ -23,6 +23,8 @@ export interface BackendRequest {
   chatMessages?: readonly ChatMessage[]
   /** Body fields of this request (BFCL's `tools`), merged after `extraBody`, so they win. */
   requestOverrides?: Record<string, unknown>
+  /** openai-audio: the dataset's audio file, sent instead of synthetic audio. */
+  audio?: AudioInput
   /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
   promptLen: number
   /** `max_tokens` (completions) or `max_completion_tokens` (chat). */

@@ -27,6 +27,24 @@ export interface SampleRequest {
   chatMessages?: ChatMessage[]
   /** Body fields of this request (Python's `request_overrides`, e.g. BFCL's `tools`); they win over `--extra-body`. */
   requestOverrides?: Record<string, unknown>
+  /** Audio sent by `openai-audio` in place of synthetic audio (ASR families, `custom_audio`). */
+  audio?: AudioInput
+}
+
+/**
+ * Audio a dataset attaches to a request (the ASR families of `hf`, `custom_audio`), which the
+ * `openai-audio` backend sends as the form's `file` part instead of synthetic audio.
+ * Python's `multi_modal_data = {"audio": ...}` / `{"audio_path": ...}`.
+ */
+export interface AudioInput {
+  /** The file as the dataset holds it (WAV or FLAC). */
+  bytes: Uint8Array
+  /** The form part's file name, e.g. `audio.flac`. */
+  fileName: string
+  /** The form part's `Content-Type`, e.g. `audio/flac`. */
+  contentType: string
+  /** Seconds of audio, from the file's header; the result's `rtfx` sums it. */
+  durationS: number
 }
 
 /** One chat message as sent: a string content, or text and image parts in order. */

@@ -1,4 +1,4 @@
-import type { AudioInput } from '../config/audio-input.ts'
+import type { AudioInput } from '../config/records.ts'
 
 /**
  * The duration of an audio file read from its header, with no decoder: WAV from its `fmt ` and

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import type { AudioInput } from '../config/audio-input.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
-import type { SampleRequest } from '../config/records.ts'
+import type { AudioInput, SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import { AudioHeaderError, audioInputOf } from './audio-duration.ts'
 import type { Row } from './hf-columns.ts'
