@@ -128,7 +128,7 @@ describe('custom_image', () => {
     const generate = (path: string) =>
       generateCustomImage(config({ path, ensureClientSideData: true }), { tokenizer, numPrompts: 1, seed: 0 })
     await expect(generate(bad)).rejects.toThrow(
-      `custom_image: ${bad}:1: cannot load image file://${notImage}: not a PNG, JPEG, GIF, WebP or BMP image`,
+      `custom_image: ${bad}:1: cannot load image file://${notImage}: not a JPEG, PNG, GIF, WebP, BMP or TIFF image`,
     )
     const missing = await jsonl([{ prompt: 'Describe.', image_files: ['nowhere.png'] }], 'missing.jsonl')
     await expect(generate(missing)).rejects.toThrow(

@@ -10,7 +10,8 @@ import { buildChatBody } from '../backends/chat.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { generateHf } from './hf.ts'
-import { imagePart, mmvuPrompt, sniffImageMime, videoPart } from './hf-image-families.ts'
+import { imagePart, mmvuPrompt, videoPart } from './hf-image-families.ts'
+import { sniffImageMime } from './image-bytes.ts'
 
 const COMMIT = 'f'.repeat(40)
 

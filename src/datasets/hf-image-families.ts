@@ -3,6 +3,7 @@ import type { MultiModalPart, VideoPart } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import type { Row } from './hf-columns.ts'
 import type { HfFamily } from './hf-families.ts'
+import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
 
 /** Output length of VisionArena, MMVU and MMStar rows without `--hf-output-len` (Python's `DEFAULT_OUTPUT_LEN`). */
 export const HF_IMAGE_OUTPUT_LEN = 128
@@ -129,7 +130,7 @@ export function imagePart(value: unknown, where: string): MultiModalPart {
     const mime = sniffImageMime(bytes)
     if (mime === undefined) {
       throw new DatasetError(
-        `${where}: the bytes are not a JPEG, PNG, GIF, WebP, BMP or TIFF image (they start with ${hexStart(bytes)})`,
+        `${where}: the bytes are not a ${KNOWN_IMAGE_FORMATS} image (they start with ${hexStart(bytes)})`,
       )
     }
     return { type: 'image_url', image_url: { url: dataUrl(mime, bytes) } }
@@ -157,24 +158,6 @@ export function videoPart(value: unknown, where: string): VideoPart {
 /** Whether a string is a URL the server is given as is (http(s), file, data). */
 export function isMediaUrl(value: string): boolean {
   return URL_PREFIXES.some((prefix) => value.startsWith(prefix))
-}
-
-/** A base64 data URL. */
-export function dataUrl(mime: string, bytes: Uint8Array): string {
-  return `data:${mime};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}`
-}
-
-/** The image type of some bytes from their signature; undefined when none matches. */
-export function sniffImageMime(bytes: Uint8Array): string | undefined {
-  const starts = (...sig: number[]) => sig.every((b, i) => bytes[i] === b)
-  if (starts(0xff, 0xd8, 0xff)) return 'image/jpeg'
-  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png'
-  if (starts(0x47, 0x49, 0x46, 0x38)) return 'image/gif'
-  if (starts(0x52, 0x49, 0x46, 0x46) && [0x57, 0x45, 0x42, 0x50].every((b, i) => bytes[8 + i] === b))
-    return 'image/webp'
-  if (starts(0x42, 0x4d)) return 'image/bmp'
-  if (starts(0x49, 0x49, 0x2a, 0x00) || starts(0x4d, 0x4d, 0x00, 0x2a)) return 'image/tiff'
-  return undefined
 }
 
 function bytesOf(value: unknown): Uint8Array | undefined {

@@ -2,19 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
-
-/** The image formats `--custom-ensure-client-side-data` recognises by their first bytes. */
-const SIGNATURES: ReadonlyArray<{ mime: string; test(bytes: Buffer): boolean }> = [
-  { mime: 'image/png', test: (b) => b.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')) },
-  { mime: 'image/jpeg', test: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  { mime: 'image/gif', test: (b) => /^GIF8[79]a/.test(b.subarray(0, 6).toString('latin1')) },
-  {
-    mime: 'image/webp',
-    test: (b) =>
-      b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
-  },
-  { mime: 'image/bmp', test: (b) => b.length >= 14 && b.subarray(0, 2).toString('latin1') === 'BM' },
-]
+import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
 
 const URL_SCHEMES = ['http://', 'https://', 'file://', 'data:image/'] as const
 
@@ -38,15 +26,15 @@ export class ImageLoadError extends Error {
  * Loads the image behind a `file://` or `http(s)://` URL and returns it as a base64 data URL
  * (`--custom-ensure-client-side-data`); a `data:image/` URL is returned as it is. Deviation:
  * Python decodes the image and re-encodes it as PNG; servebench sends the file's own bytes under
- * the MIME type of its format (PNG, JPEG, GIF, WebP, BMP), the same pixels without a decoder.
+ * the MIME type of its format (JPEG, PNG, GIF, WebP, BMP, TIFF), the same pixels without a decoder.
  * Throws an {@link ImageLoadError} for a missing file, an HTTP failure or bytes of no known format.
  */
 export async function loadImageAsDataUrl(url: string): Promise<string> {
   if (url.startsWith('data:image/')) return url
   const bytes = url.startsWith('file://') ? await readLocal(url) : await download(url)
-  const format = SIGNATURES.find((signature) => signature.test(bytes))
-  if (format === undefined) throw new ImageLoadError('not a PNG, JPEG, GIF, WebP or BMP image')
-  return `data:${format.mime};base64,${bytes.toString('base64')}`
+  const mime = sniffImageMime(bytes)
+  if (mime === undefined) throw new ImageLoadError(`not a ${KNOWN_IMAGE_FORMATS} image`)
+  return dataUrl(mime, bytes)
 }
 
 async function readLocal(url: string): Promise<Buffer> {

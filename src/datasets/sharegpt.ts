@@ -5,8 +5,9 @@ import type { MediaPart, SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
 import { hubFile } from '../tokenizer/hub.ts'
-import { dataUrl, isMediaUrl, sniffImageMime } from './hf-image-families.ts'
+import { isMediaUrl } from './hf-image-families.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
+import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
 import type { DatasetContext } from './index.ts'
 
 /** Where the ShareGPT file comes from when `--dataset-path` is not given (Rust §4.3). */
@@ -163,7 +164,7 @@ export async function mediaPart(datasetPath: string, media: EntryMedia): Promise
     const mime =
       kind === 'image' ? sniffImageMime(bytes) : (VIDEO_TYPES[extname(file).toLowerCase()] ?? 'video/mp4')
     if (mime === undefined) {
-      throw new DatasetError(`${where}: image ${file} is not a JPEG, PNG, GIF, WebP, BMP or TIFF file`)
+      throw new DatasetError(`${where}: image ${file} is not a ${KNOWN_IMAGE_FORMATS} file`)
     }
     url = dataUrl(mime, bytes)
   }
