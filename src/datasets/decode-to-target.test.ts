@@ -53,6 +53,17 @@ describe.each([
     expect(split.encodedChars()).toBeLessThan(0.7 * full.encodedChars())
   })
 
+  it('stops encoding the first round once it holds the ids the next round keeps', async () => {
+    const tokenizer = await loadTokenizer({ id })
+    const allowed = tokenizer.allowedTokenIds()
+    const split = counting(tokenizer)
+    const ids = Array.from({ length: 300 }, (_, j) => allowed[(5_000 + j) % allowed.length]!)
+    const text = await tokenizer.decode(ids)
+    const fitted = await decodeToTargetLen(split.tokenizer, ids, 250, allowed)
+    expect(fitted).toEqual(await decodeToTargetLen({ ...tokenizer }, ids, 250, allowed))
+    expect(split.encodedChars()).toBeLessThan(0.95 * text.length)
+  })
+
   it('gives up after maxRounds with the residual mismatch, the same on both paths', async () => {
     const tokenizer = await loadTokenizer({ id })
     const allowed = tokenizer.allowedTokenIds()

@@ -42,22 +42,27 @@ export async function decodeToTargetLen(
   maxRounds: number = MAX_FIT_ROUNDS,
 ): Promise<FittedPrompt> {
   const splitting = textSplitting(tokenizer)
+  const limits = splitting === undefined ? undefined : await splitLimits(tokenizer, splitting)
   let prompt = await tokenizer.decode(ids, { skipSpecialTokens: true })
-  let encoded = await tokenizer.encode(prompt, { addSpecialTokens: false })
   // The text whose UTF-8 bytes `encoded` stands for, once known (`prompt` unless a normaliser changed it).
   let covered = stableText(prompt, splitting)
+  const first =
+    covered !== undefined && maxRounds > 1
+      ? await encodeEnough(tokenizer, covered, Math.min(1, (0.95 * target) / ids.length), target, limits!)
+      : { encoded: await tokenizer.encode(prompt, { addSpecialTokens: false }) }
+  let encoded = first.encoded
+  // Where the first round's ids stop when they do not cover the whole text (which then has more).
+  let end = first.end
   for (let round = 1; ; round++) {
     const mismatch = encoded.length - target
-    if (mismatch === 0 || round >= maxRounds) return { prompt, ids: encoded, mismatch }
+    if ((mismatch === 0 && end === undefined) || round >= maxRounds) return { prompt, ids: encoded, mismatch }
     const next = encoded.slice(0, target)
     for (let j = next.length; j < target; j++) next.push(allowed[j % allowed.length]!)
-    let cut: SplitPoint | undefined
-    if (splitting !== undefined) {
+    let cut: SplitPoint | undefined = end !== undefined && end.index === target ? end : undefined
+    end = undefined
+    if (cut === undefined && splitting !== undefined) {
       if (covered === undefined) covered = await decodedText(tokenizer, encoded, splitting)
-      if (covered !== undefined) {
-        const limits = await splitLimits(tokenizer, splitting)
-        cut = lastSplitPoint(covered, encoded, target, splitting, limits)
-      }
+      if (covered !== undefined) cut = lastSplitPoint(covered, encoded, target, splitting, limits!)
     }
     if (cut === undefined) {
       prompt = await tokenizer.decode(next, { skipSpecialTokens: true })
@@ -75,6 +80,44 @@ export async function decodeToTargetLen(
     // A split point sits before a character that composes with nothing before it, so two NFC texts join into an NFC text.
     covered = splitting!.keepsBytes(tail) ? prompt : undefined
   }
+}
+
+/**
+ * The first round's encode of a stable `text`, in parts cut at split points: the first part
+ * about `share` of the text, each next one aimed at the ids still missing. Once the parts hold
+ * `target` ids or more and text remains, the whole text has more than `target` and the next
+ * round keeps only the first `target`, so the rest (the few percent by which re-encoded random
+ * text outgrows its ids) is never encoded; `end` is then where the parts stop.
+ */
+async function encodeEnough(
+  tokenizer: Tokenizer,
+  text: string,
+  share: number,
+  target: number,
+  limits: SplitLimits,
+): Promise<{ encoded: number[]; end?: SplitPoint }> {
+  const encoded: number[] = []
+  let from = 0
+  let goal = Math.floor(text.length * share)
+  for (;;) {
+    const at = nextSplitPoint(text, Math.max(goal, from + 1), limits.joins)
+    for (const id of await tokenizer.encode(text.slice(from, at), { addSpecialTokens: false }))
+      encoded.push(id)
+    if (at === text.length) return { encoded }
+    if (encoded.length >= target) return { encoded, end: { index: encoded.length, at } }
+    goal = at + Math.ceil(((target - encoded.length) * at) / Math.max(1, encoded.length))
+    from = at
+  }
+}
+
+// The first split point at or after `from`; the end of the text if there is none.
+function nextSplitPoint(text: string, from: number, joins: ReadonlySet<string>): number {
+  for (let at = Math.max(1, from); at < text.length; at++) {
+    const code = text.charCodeAt(at)
+    if (code >= 0xdc00 && code < 0xe000) continue
+    if (splitsBefore(text, at, joins)) return at
+  }
+  return text.length
 }
 
 // `encode(prompt)` encodes the normalised text, and byte-concatenative decoding gives that text
