@@ -224,7 +224,7 @@ function flushTimes(stamps: number[]): { at: Map<number, number>; delays: number
   return { at, delays, maxBurstEvents }
 }
 
-async function startSimProcess(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startSimProcess(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['bin/servebench.js', 'sim', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })

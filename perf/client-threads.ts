@@ -1,0 +1,114 @@
+/**
+ * Does spreading the client over worker threads cut its timing error? The same streamed requests
+ * as client-floor.ts (plain undici dispatch(), every chunk stamped on arrival, its `data:` events
+ * counted, nothing else parsed), sent from 1 or more worker threads that split the concurrency,
+ * against the simulator in its own process, with the error measured against the simulator's send
+ * stamps as client-overhead.ts does. Run: `npx tsx perf/client-threads.ts 500 5000 1 2` (concurrency,
+ * requests, then the thread counts to try; `WARM=1` first sends one unrecorded request per connection).
+ */
+import { Worker } from 'node:worker_threads'
+import { request } from 'undici'
+import { percentile } from '../src/metrics/percentile.ts'
+import { startSimProcess } from './client-overhead.ts'
+
+const WORKER = `
+const { workerData, parentPort } = require('node:worker_threads')
+const { Agent } = require(workerData.undici)
+const { url, concurrency, requests, prefix, warm } = workerData
+const agent = new Agent({ connections: concurrency, headersTimeout: 0, bodyTimeout: 0 })
+const origin = new URL(url).origin
+const stamps = {}
+const DATA = Buffer.from('data:')
+function send(i, warmup) {
+  const id = (warmup ? 'warm-' : '') + prefix + i
+  const mine = warmup ? [] : (stamps[id] = [])
+  const body = JSON.stringify({
+    prompt: Array.from({ length: 32 }, (_, j) => 1000 + ((i * 32 + j) % 50000)),
+    max_tokens: 64, ignore_eos: true, stream: true, stream_options: { include_usage: true },
+  })
+  return new Promise((resolve, reject) => {
+    agent.dispatch({ origin, path: '/v1/completions', method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': id }, body }, {
+      onRequestStart() {}, onResponseStart() {},
+      onResponseData(_c, chunk) {
+        const at = performance.timeOrigin + performance.now()
+        for (let p = chunk.indexOf(DATA); p !== -1; p = chunk.indexOf(DATA, p + 5)) mine.push(at)
+      },
+      onResponseEnd() { resolve() },
+      onResponseError(_c, e) { reject(e) },
+    })
+  })
+}
+// With warm: one request per connection first, unrecorded, so the measured run starts with the
+// pool connected and the code compiled.
+const warmup = warm ? Promise.all(Array.from({ length: concurrency }, (_, i) => send(i, true))) : Promise.resolve()
+let next = 0
+const loop = async () => { while (next < requests) await send(next++, false) }
+warmup
+  .then(() => Promise.all(Array.from({ length: concurrency }, loop)))
+  .then(() => parentPort.postMessage(stamps))
+`
+
+interface SimTiming {
+  requestId: string
+  eventSentAtMs: number[]
+}
+
+async function measure(url: string, concurrency: number, requests: number, threads: number, warm: boolean) {
+  await request(`${url}/servebench/timings`, { method: 'DELETE' }).then((r) => r.body.dump())
+  const undici = import.meta.resolve('undici').replace('file://', '')
+  const cpuStart = process.cpuUsage()
+  const wallStart = performance.now()
+  const results = await Promise.all(
+    Array.from({ length: threads }, (_, t) => {
+      const worker = new Worker(WORKER, {
+        eval: true,
+        workerData: {
+          undici,
+          url,
+          concurrency: Math.round(concurrency / threads),
+          requests: Math.round(requests / threads),
+          prefix: `t${t}-`,
+          warm,
+        },
+      })
+      return new Promise<Record<string, number[]>>((resolve, reject) => {
+        worker.once('message', (stamps) => {
+          resolve(stamps)
+          void worker.terminate()
+        })
+        worker.once('error', reject)
+      })
+    }),
+  )
+  const cpu = process.cpuUsage(cpuStart)
+  const wallMs = performance.now() - wallStart
+  const sim = (await (await request(`${url}/servebench/timings`)).body.json()) as SimTiming[]
+  const stamps = Object.assign({}, ...results) as Record<string, number[]>
+  const ttft: number[] = []
+  const itl: number[] = []
+  for (const { requestId, eventSentAtMs: sent } of sim) {
+    const got = stamps[requestId]
+    if (!got || got.length < sent.length) continue
+    ttft.push(Math.abs(got[0]! - sent[0]!))
+    for (let i = 1; i < sent.length; i++)
+      itl.push(Math.abs(got[i]! - got[i - 1]! - (sent[i]! - sent[i - 1]!)))
+  }
+  const fmt = (xs: number[]) =>
+    `median ${percentile(xs, 50).toFixed(2)} p99 ${percentile(xs, 99).toFixed(2)} ms`
+  console.log(
+    `c=${concurrency} threads ${threads}${warm ? ' warm' : ''}: ${((cpu.user + cpu.system) / 1000 / requests).toFixed(3)} ms CPU/request, ` +
+      `${(requests / (wallMs / 1000)).toFixed(0)} req/s, TTFT error ${fmt(ttft)}, ITL error ${fmt(itl)} (${ttft.length} requests)`,
+  )
+}
+
+const warm = process.env.WARM === '1'
+const [concurrency = 500, requests = 5000, ...threadCounts] = process.argv.slice(2).map(Number)
+const sim = await startSimProcess(['--ttft-ms', '50', '--itl-ms', '20', '--record-timings'])
+try {
+  for (const threads of threadCounts.length > 0 ? threadCounts : [1, 2]) {
+    await measure(sim.url, concurrency, requests, threads, warm)
+  }
+} finally {
+  await sim.stop()
+}
