@@ -6,6 +6,7 @@
  * stamps as client-overhead.ts does. Run: `npx tsx perf/client-threads.ts 500 5000 1 2` (concurrency,
  * requests, then the thread counts to try; `WARM=1` first sends one unrecorded request per connection).
  */
+import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { request } from 'undici'
 import { percentile } from '../src/metrics/percentile.ts'
@@ -54,7 +55,13 @@ interface SimTiming {
   eventSentAtMs: number[]
 }
 
-async function measure(url: string, concurrency: number, requests: number, threads: number, warm: boolean) {
+async function measure(
+  url: string,
+  concurrency: number,
+  requests: number,
+  threads: number,
+  warm: boolean,
+): Promise<void> {
   await request(`${url}/servebench/timings`, { method: 'DELETE' }).then((r) => r.body.dump())
   const undici = import.meta.resolve('undici').replace('file://', '')
   const cpuStart = process.cpuUsage()
@@ -82,6 +89,8 @@ async function measure(url: string, concurrency: number, requests: number, threa
     }),
   )
   const cpu = process.cpuUsage(cpuStart)
+  // The CPU and wall time cover the workers' start and warm-up requests too.
+  const sent = requests + (warm ? concurrency : 0)
   const wallMs = performance.now() - wallStart
   const sim = (await (await request(`${url}/servebench/timings`)).body.json()) as SimTiming[]
   const stamps = Object.assign({}, ...results) as Record<string, number[]>
@@ -97,18 +106,30 @@ async function measure(url: string, concurrency: number, requests: number, threa
   const fmt = (xs: number[]) =>
     `median ${percentile(xs, 50).toFixed(2)} p99 ${percentile(xs, 99).toFixed(2)} ms`
   console.log(
-    `c=${concurrency} threads ${threads}${warm ? ' warm' : ''}: ${((cpu.user + cpu.system) / 1000 / requests).toFixed(3)} ms CPU/request, ` +
-      `${(requests / (wallMs / 1000)).toFixed(0)} req/s, TTFT error ${fmt(ttft)}, ITL error ${fmt(itl)} (${ttft.length} requests)`,
+    `c=${concurrency} threads ${threads}${warm ? ' warm' : ''}: ${((cpu.user + cpu.system) / 1000 / sent).toFixed(3)} ms CPU/request, ` +
+      `${(sent / (wallMs / 1000)).toFixed(0)} req/s, TTFT error ${fmt(ttft)}, ITL error ${fmt(itl)} (${ttft.length} requests)`,
   )
 }
 
-const warm = process.env.WARM === '1'
-const [concurrency = 500, requests = 5000, ...threadCounts] = process.argv.slice(2).map(Number)
-const sim = await startSimProcess(['--ttft-ms', '50', '--itl-ms', '20', '--record-timings'])
-try {
-  for (const threads of threadCounts.length > 0 ? threadCounts : [1, 2]) {
-    await measure(sim.url, concurrency, requests, threads, warm)
+/** Prints one line per thread count, each a run against one simulator (TTFT 50 ms, ITL 20 ms). */
+export async function measureClientThreads(
+  concurrency: number,
+  requests: number,
+  threadCounts: number[],
+  options: { warm?: boolean } = {},
+): Promise<void> {
+  const sim = await startSimProcess(['--ttft-ms', '50', '--itl-ms', '20', '--record-timings'])
+  try {
+    for (const threads of threadCounts)
+      await measure(sim.url, concurrency, requests, threads, options.warm === true)
+  } finally {
+    await sim.stop()
   }
-} finally {
-  await sim.stop()
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [concurrency = 500, requests = 5000, ...threadCounts] = process.argv.slice(2).map(Number)
+  await measureClientThreads(concurrency, requests, threadCounts.length > 0 ? threadCounts : [1, 2], {
+    warm: process.env.WARM === '1',
+  })
 }

@@ -1,12 +1,14 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
 import { measureClientOverhead } from './client-overhead.ts'
+import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
-// `npm run perf -- client sim dataset` picks sections; none given runs all three.
+// `npm run perf -- client sim dataset threads` picks sections; none given runs the first three.
 const picked = process.argv.slice(2)
-const wants = (section: string): boolean => picked.length === 0 || picked.includes(section)
+const wants = (section: string): boolean =>
+  picked.length === 0 ? section !== 'threads' : picked.includes(section)
 
 // The last run sends `--num-warmups 500` first, as a user measuring steady state would: its
 // connections are open and its code is compiled before the clock starts, so the first wave does
@@ -62,3 +64,9 @@ for (const streams of wants('sim') ? [500, 1_000, 2_000] : []) {
   console.log(JSON.stringify({ perf: 'sim-capacity', ...r }))
 }
 if (wants('dataset')) await printDatasetGeneration()
+if (wants('threads')) {
+  console.log(
+    'plain undici from worker threads, pool warmed: does a second client thread cut the c=500 tail?',
+  )
+  await measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
+}
