@@ -55,4 +55,25 @@ describe('datasets.randomMm()', () => {
       ].join('\n'),
     )
   })
+
+  it('takes video buckets as a list, and names a bad one by its index', () => {
+    const buckets = [
+      { height: 8, width: 16, numFrames: 1, probability: 0.5 },
+      { height: 8, width: 16, numFrames: 4, probability: 0.5 },
+    ]
+    const config = benchConfigFromDsl(
+      { endpoint: endpoint({ backend: 'openai-chat' }), dataset: datasets.randomMm({ buckets }) },
+      ctx,
+    )
+    expect(config.dataset).toMatchObject({ buckets, limitMmPerPrompt: { image: 255, video: 1 } })
+    expect(() =>
+      benchConfigFromDsl(
+        {
+          endpoint: endpoint({ backend: 'openai-chat' }),
+          dataset: datasets.randomMm({ buckets: [buckets[0]!, { ...buckets[1]!, numFrames: 0 }] }),
+        },
+        ctx,
+      ),
+    ).toThrow("serveBench('mm').dataset.buckets[1] frames must be an integer from 1 to 65535 (got 0)")
+  })
 })

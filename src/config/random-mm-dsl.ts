@@ -4,6 +4,7 @@ import {
   parseBucketConfig,
   parseMmLimit,
 } from '../datasets/index.ts'
+import { bucketProblem } from '../datasets/random-mm-config.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BackendName, RandomMmBucket, RandomMmDatasetConfig } from './bench-config.ts'
 import { defaultBenchConfig } from './defaults.ts'
@@ -20,14 +21,15 @@ export interface RandomMmDatasetOptions {
   prefixLen?: number
   /** Length spread: one number for both, or per side. @default 0 */
   rangeRatio?: number | { input: number; output: number }
-  /** Images per request (`--random-mm-base-items-per-request`). @default 1 */
+  /** Items (images and videos) per request (`--random-mm-base-items-per-request`). @default 1 */
   baseItemsPerRequest?: number
   /** Item-count spread r in [0, 1] (`--random-mm-num-mm-items-range-ratio`). @default 0 */
   numMmItemsRangeRatio?: number
   /** Per-modality caps (`--random-mm-limit-mm-per-prompt`). @default { image: 255, video: 1 } */
   limitMmPerPrompt?: { image?: number; video?: number }
   /**
-   * Image sizes and weights: the `--random-mm-bucket-config` string, or a list.
+   * Item sizes and weights: the `--random-mm-bucket-config` string, or a list. A bucket of 1
+   * frame is a JPEG image; more frames make an MP4 video of that many frames at 30 fps.
    * @default '{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}'
    */
   buckets?: string | RandomMmBucket[]
@@ -94,7 +96,11 @@ export function resolveRandomMmSpec(
   config.buckets =
     typeof buckets === 'string'
       ? fromFlagParser(issues, at('dataset.buckets'), [], () => parseBucketConfig(buckets))
-      : buckets.map((b) => ({ ...b }))
+      : buckets.map((b, i) => {
+          const problem = bucketProblem(b)
+          if (problem !== undefined) issues.push({ path: at(`dataset.buckets[${i}]`), message: problem })
+          return { ...b }
+        })
   return config
 }
 

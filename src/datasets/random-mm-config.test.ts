@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseBucketConfig, parseMmLimit } from './random-mm-config.ts'
+import { bucketProblem, parseBucketConfig, parseMmLimit } from './random-mm-config.ts'
 
 // Vectors: rust-vllm-bench.md §11.8.
 describe('parseBucketConfig', () => {
@@ -16,7 +16,7 @@ describe('parseBucketConfig', () => {
     ])
   })
 
-  it('parses a video bucket (generation rejects it)', () => {
+  it('parses a video bucket', () => {
     expect(parseBucketConfig('{(256,256,1):0.5,(720,1280,1):0.5,(720,1280,16): 0.2}')[2]).toEqual({
       height: 720,
       width: 1280,
@@ -31,6 +31,15 @@ describe('parseBucketConfig', () => {
     )
   })
 
+  it('names the entry with 0 frames or a 0 side (Python refuses 0 frames)', () => {
+    expect(() => parseBucketConfig('{(256, 256, 0): 0.5}')).toThrow(
+      '--random-mm-bucket-config has a bad entry "(256, 256, 0): 0.5": frames must be an integer from 1 to 65535 (got 0)',
+    )
+    expect(() => parseBucketConfig('{(0,256,1): 1}')).toThrow(
+      '--random-mm-bucket-config has a bad entry "(0,256,1): 1": height must be an integer from 1 to 65535 (got 0)',
+    )
+  })
+
   it('rejects a missing colon, an empty dict and a non-dict', () => {
     expect(() => parseBucketConfig('{(256,256,1) 0.5}')).toThrow('has a bad entry "(256,256,1) 0.5"')
     expect(() => parseBucketConfig('{}')).toThrow(
@@ -38,6 +47,22 @@ describe('parseBucketConfig', () => {
     )
     expect(() => parseBucketConfig('[1]')).toThrow(
       '--random-mm-bucket-config must be a dict such as {(256, 256, 1): 0.5, (720, 1280, 1): 0.5} (got "[1]")',
+    )
+  })
+})
+
+describe('bucketProblem', () => {
+  it('accepts images and videos, and names a bad side, frame count or weight', () => {
+    expect(bucketProblem({ height: 8, width: 16, numFrames: 1, probability: 0 })).toBeUndefined()
+    expect(bucketProblem({ height: 8, width: 16, numFrames: 16, probability: 0.3 })).toBeUndefined()
+    expect(bucketProblem({ height: 8, width: 70000, numFrames: 1, probability: 1 })).toBe(
+      'width must be an integer from 1 to 65535 (got 70000)',
+    )
+    expect(bucketProblem({ height: 8, width: 8, numFrames: 2.5, probability: 1 })).toBe(
+      'frames must be an integer from 1 to 65535 (got 2.5)',
+    )
+    expect(bucketProblem({ height: 8, width: 8, numFrames: 2, probability: -1 })).toBe(
+      'the weight must be a number ≥ 0 (got -1)',
     )
   })
 })

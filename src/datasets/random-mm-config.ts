@@ -35,13 +35,34 @@ export function parseBucketConfig(value: string): RandomMmBucket[] {
         `has a bad entry ${JSON.stringify(entry.trim())}: each is (height, width, frames): weight, with integers and a weight ≥ 0`,
       )
     }
-    return {
+    const bucket = {
       height: Number(match[1]),
       width: Number(match[2]),
       numFrames: Number(match[3]),
       probability: Number(match[4]),
     }
+    const problem = bucketProblem(bucket)
+    if (problem !== undefined)
+      throw bucketError(`has a bad entry ${JSON.stringify(entry.trim())}: ${problem}`)
+    return bucket
   })
+}
+
+/**
+ * What is wrong with one bucket, or undefined: height, width and frames are integers ≥ 1 (1 frame
+ * is an image, more a video; Python refuses 0 frames), the weight a finite number ≥ 0.
+ */
+export function bucketProblem(bucket: RandomMmBucket): string | undefined {
+  for (const key of ['height', 'width', 'numFrames'] as const) {
+    const value = bucket[key]
+    if (!(Number.isInteger(value) && value >= 1 && value <= 0xffff)) {
+      return `${key === 'numFrames' ? 'frames' : key} must be an integer from 1 to 65535 (got ${value})`
+    }
+  }
+  if (!(Number.isFinite(bucket.probability) && bucket.probability >= 0)) {
+    return `the weight must be a number ≥ 0 (got ${bucket.probability})`
+  }
+  return undefined
 }
 
 /**

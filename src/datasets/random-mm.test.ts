@@ -1,10 +1,18 @@
 import { decode as decodeJpeg } from 'jpeg-js'
 import { describe, expect, it } from 'vitest'
+import { buildChatBody } from '../backends/chat.ts'
 import type { RandomMmDatasetConfig } from '../config/bench-config.ts'
+import type { MediaPart } from '../config/records.ts'
 import { createRng } from '../rng.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
 import { generateRequests } from './index.ts'
-import { itemCountBounds, randomImagePart, sampleMmItems } from './random-mm.ts'
+import {
+  itemCountBounds,
+  limitForBuckets,
+  randomImagePart,
+  randomVideoPart,
+  sampleMmItems,
+} from './random-mm.ts'
 
 const SMALL = { height: 32, width: 48, numFrames: 1 }
 
@@ -25,6 +33,33 @@ function mmConfig(overrides: Partial<RandomMmDatasetConfig> = {}): RandomMmDatas
     ],
     enableMultimodalChat: false,
     ...overrides,
+  }
+}
+
+const VIDEO = { height: 8, width: 16, numFrames: 3 }
+
+// The frame count and size of a random-mm MP4 data URL, read from its stsz and jpeg sample entry
+// (mp4-mjpeg.test.ts walks the boxes in full), and its first frame decoded.
+function videoShape(url: string): { frames: number; width: number; height: number } {
+  expect(url.startsWith('data:video/mp4;base64,')).toBe(true)
+  const mp4 = Buffer.from(url.slice('data:video/mp4;base64,'.length), 'base64')
+  expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp')
+  const entry = mp4.indexOf('jpeg', 0, 'latin1')
+  const stsz = mp4.indexOf('stsz', 0, 'latin1')
+  const stco = mp4.indexOf('stco', 0, 'latin1')
+  const first = decodeJpeg(
+    mp4.subarray(mp4.readUInt32BE(stco + 12), mp4.readUInt32BE(stco + 12) + mp4.readUInt32BE(stsz + 16)),
+  )
+  const width = mp4.readUInt16BE(entry + 28)
+  const height = mp4.readUInt16BE(entry + 30)
+  expect([first.width, first.height]).toEqual([width, height])
+  return { frames: mp4.readUInt32BE(stsz + 12), width, height }
+}
+
+function countKinds(parts: readonly MediaPart[]): { image: number; video: number } {
+  return {
+    image: parts.filter((p) => p.type === 'image_url').length,
+    video: parts.filter((p) => p.type === 'video_url').length,
   }
 }
 
@@ -128,11 +163,118 @@ describe('random-mm dataset', () => {
     for (const request of requests) expect(request.multiModalContent).toEqual([])
   })
 
-  it('rejects a video bucket with a weight, naming the flag', async () => {
+  it('never draws a zero-weight video bucket', async () => {
     const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
-    const config = mmConfig({ buckets: [{ height: 720, width: 1280, numFrames: 16, probability: 0.2 }] })
-    await expect(generateRequests(config, { tokenizer, numPrompts: 1, seed: 0 })).rejects.toThrow(
-      '--random-mm-bucket-config has a video bucket (720, 1280, 16) with weight 0.2: video is not supported yet; give it weight 0 or use frames 1',
-    )
+    const requests = await generateRequests(mmConfig({ baseItemsPerRequest: 6 }), {
+      tokenizer,
+      numPrompts: 10,
+      seed: 2,
+    })
+    const kinds = requests.map((r) => countKinds(r.multiModalContent!))
+    expect(kinds.reduce((sum, k) => sum + k.image, 0)).toBeGreaterThan(40)
+    for (const k of kinds) expect(k.video).toBe(0)
+  })
+})
+
+describe('random-mm videos', () => {
+  const videoBuckets = [
+    { ...SMALL, probability: 0.5 },
+    { ...VIDEO, probability: 0.5 },
+  ]
+
+  it('counts only the limits of modalities with a weighted bucket, as Python does', () => {
+    const limit = { image: 255, video: 1 }
+    expect(limitForBuckets(limit, mmConfig().buckets)).toEqual({ image: 255, video: 0 })
+    expect(limitForBuckets(limit, videoBuckets)).toEqual({ image: 255, video: 1 })
+    const videoOnly = [
+      { ...VIDEO, probability: 1 },
+      { ...SMALL, probability: 0 },
+    ]
+    expect(limitForBuckets(limit, videoOnly)).toEqual({ image: 0, video: 1 })
+    // Three asked of a video-only config under the default limit: one video, the cap.
+    expect(itemCountBounds(3, 0, limitForBuckets(limit, videoOnly))).toEqual([1, 1])
+    expect(itemCountBounds(300, 0, limitForBuckets(limit, mmConfig().buckets))).toEqual([255, 255])
+  })
+
+  it('draws at most one video per request under the default limit, and fills the rest with images', () => {
+    const rng = createRng(5)
+    let videos = 0
+    for (let i = 0; i < 200; i++) {
+      const items = sampleMmItems(rng, 4, videoBuckets, { image: 255, video: 1 })
+      expect(items).toHaveLength(4)
+      const kinds = {
+        image: items.filter((x) => x.numFrames === 1).length,
+        video: items.filter((x) => x.numFrames > 1).length,
+      }
+      expect(kinds.video).toBeLessThanOrEqual(1)
+      videos += kinds.video
+    }
+    // P(no video in 4 draws at 1/2) = 1/16: about 188 of 200 requests carry one.
+    expect(videos).toBeGreaterThan(150)
+    expect(sampleMmItems(createRng(0), 5, videoBuckets, { image: 0, video: 2 })).toEqual([VIDEO, VIDEO])
+  })
+
+  it('makes an MP4 video_url part of the bucket size and frame count', () => {
+    const part = randomVideoPart(createRng(3), 16, 8, 3)
+    const json = JSON.stringify(part)
+    expect(json.startsWith('{"type":"video_url","video_url":{"url":"data:video/mp4;base64,')).toBe(true)
+    expect(json.endsWith('"}}')).toBe(true)
+    expect(videoShape(part.video_url.url)).toEqual({ frames: 3, width: 16, height: 8 })
+    expect(randomVideoPart(createRng(3), 16, 8, 3)).toEqual(part)
+    expect(randomVideoPart(createRng(4), 16, 8, 3)).not.toEqual(part)
+  })
+
+  it('sends images and videos after the text, within the limits, the same for the same seed', async () => {
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const config = mmConfig({
+      baseItemsPerRequest: 2,
+      numMmItemsRangeRatio: 0.5,
+      limitMmPerPrompt: { image: 2, video: 1 },
+      buckets: videoBuckets,
+    })
+    const a = await generateRequests(config, { tokenizer, numPrompts: 12, seed: 7 })
+    const b = await generateRequests(config, { tokenizer, numPrompts: 12, seed: 7 })
+    const c = await generateRequests(config, { tokenizer, numPrompts: 4, seed: 8 })
+    expect(b).toEqual(a)
+    expect(c.map((r) => r.multiModalContent)).not.toEqual(a.slice(0, 4).map((r) => r.multiModalContent))
+    let videos = 0
+    for (const request of a) {
+      const parts = request.multiModalContent!
+      const kinds = countKinds(parts)
+      expect(kinds.image).toBeLessThanOrEqual(2)
+      expect(kinds.video).toBeLessThanOrEqual(1)
+      expect(parts.length).toBeGreaterThanOrEqual(1)
+      expect(parts.length).toBeLessThanOrEqual(3)
+      videos += kinds.video
+      for (const part of parts) {
+        if (part.type === 'video_url')
+          expect(videoShape(part.video_url.url)).toEqual({ frames: 3, width: 16, height: 8 })
+        else expect(imageSize(part.image_url.url)).toEqual({ width: 48, height: 32 })
+      }
+      const body = buildChatBody({
+        url: 'http://127.0.0.1:9/v1/chat/completions',
+        requestId: '0',
+        model: 'm',
+        prompt: request.prompt as string,
+        multiModalContent: parts,
+        promptLen: request.promptLen,
+        outputLen: 16,
+        ignoreEos: true,
+        extraBody: {},
+        headers: {},
+      })
+      // What goes on the wire: the JSON text of the body, parsed back.
+      const sent = JSON.parse(JSON.stringify(body)) as {
+        messages: Array<{ content: Array<Record<string, unknown>> }>
+      }
+      const content = sent.messages[0]!.content
+      expect(content[0]).toEqual({ type: 'text', text: request.prompt })
+      expect(content.slice(1)).toEqual(parts)
+      for (const part of content.slice(1)) {
+        expect(Object.keys(part)).toEqual(['type', part.type])
+        expect(Object.keys(part[part.type as string] as object)).toEqual(['url'])
+      }
+    }
+    expect(videos).toBeGreaterThan(3)
   })
 })

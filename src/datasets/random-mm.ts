@@ -1,14 +1,18 @@
 import { encode as encodeJpeg } from 'jpeg-js'
 import type { RandomMmBucket, RandomMmDatasetConfig } from '../config/bench-config.ts'
-import type { MultiModalPart, SampleRequest } from '../config/records.ts'
+import type { MediaPart, MultiModalPart, SampleRequest, VideoPart } from '../config/records.ts'
 import { ConfigError } from '../errors.ts'
 import { createRng, type Rng } from '../rng.ts'
 import type { BuildPromptsOptions } from './generate-pool.ts'
 import type { DatasetContext } from './index.ts'
+import { muxMjpegMp4 } from './mp4-mjpeg.ts'
 import { buildRandomRequests, planRandomPrompts } from './random.ts'
 
 /** Rust seeds each request's pixels apart from the shared draws: `seed + i + 0xBEEF`. */
 const IMAGE_SEED_OFFSET = 0xbeef
+
+/** Python writes its synthetic videos at 30 frames per second. */
+export const VIDEO_FPS = 30
 
 /** One drawn multimodal item: the bucket it came from. */
 export type MmItem = Pick<RandomMmBucket, 'height' | 'width' | 'numFrames'>
@@ -16,37 +20,49 @@ export type MmItem = Pick<RandomMmBucket, 'height' | 'width' | 'numFrames'>
 /**
  * The `random-mm` dataset (Python `RandomMultiModalDataset`; Rust §4.2): the text of `random`
  * (same draws, same prompts for the same seed), then, from the same generator, each request's
- * item list; each item is a JPEG of random pixels at its bucket's size, sent as a base64 data URL
- * after the text part of the chat message. Video buckets with a weight are rejected, as in Rust.
+ * item list, sent as base64 data URLs after the text part of the chat message: an image bucket
+ * (1 frame) gives a JPEG of random pixels at its size, a video bucket (frames > 1) an MP4 of that
+ * many random-pixel frames at 30 fps (Python's `generate_synthetic_video`).
  */
 export async function generateRandomMm(
   config: RandomMmDatasetConfig,
   context: DatasetContext,
   options: BuildPromptsOptions = {},
 ): Promise<SampleRequest[]> {
-  const buckets = checkBuckets(config.buckets)
-  const [minItems, maxItems] = itemCountBounds(
-    config.baseItemsPerRequest,
-    config.numMmItemsRangeRatio,
-    config.limitMmPerPrompt,
-  )
+  // Zero weights are dropped (Python and Rust).
+  const buckets = config.buckets.filter((b) => b.probability > 0)
+  const limit = limitForBuckets(config.limitMmPerPrompt, buckets)
+  const [minItems, maxItems] = itemCountBounds(config.baseItemsPerRequest, config.numMmItemsRangeRatio, limit)
   const { plan, outputLens, rng } = await planRandomPrompts({ ...config, promptTokenIds: false }, context)
   const items: MmItem[][] = []
   for (let i = 0; i < context.numPrompts; i++) {
     const count = minItems === maxItems ? minItems : rng.int(minItems, maxItems)
-    items.push(sampleMmItems(rng, count, buckets, config.limitMmPerPrompt))
+    items.push(sampleMmItems(rng, count, buckets, limit))
   }
   const requests = await buildRandomRequests(context.tokenizer, plan, outputLens, options)
   for (let i = 0; i < requests.length; i++) {
     const pixels = createRng(context.seed + i + IMAGE_SEED_OFFSET)
-    requests[i]!.multiModalContent = items[i]!.map((item) => randomImagePart(pixels, item.width, item.height))
+    requests[i]!.multiModalContent = items[i]!.map((item) => randomMediaPart(pixels, item))
   }
   return requests
 }
 
 /**
- * Item-count bounds (Rust): `[max(0, floor(n(1−r))), ceil(n(1+r))]`, the upper bound capped at
- * the image + video limits and the lower one at the upper. Throws for r outside [0, 1].
+ * The per-modality limits that count (Python): only modalities with a weighted bucket keep their
+ * limit, so the default zero-weight video bucket does not raise the item cap by its 1 video.
+ */
+export function limitForBuckets(
+  limit: { image: number; video: number },
+  buckets: readonly RandomMmBucket[],
+): { image: number; video: number } {
+  const present = new Set(buckets.filter((b) => b.probability > 0).map(modalityOf))
+  return { image: present.has('image') ? limit.image : 0, video: present.has('video') ? limit.video : 0 }
+}
+
+/**
+ * Item-count bounds: `[max(0, floor(n(1−r))), ceil(n(1+r))]`, the upper bound capped at the
+ * image + video limits (pass {@link limitForBuckets}'s) and the lower one at the upper (Rust; Python
+ * fails there). Throws for r outside [0, 1].
  */
 export function itemCountBounds(
   base: number,
@@ -63,9 +79,10 @@ export function itemCountBounds(
 }
 
 /**
- * Draws up to `count` items (Rust `sample_mm_items`): for each, buckets whose modality has
- * reached its limit get weight 0; when no weight is left the list ends early; otherwise
- * `u = uniform × total` picks the first bucket whose cumulative weight exceeds `u`.
+ * Draws up to `count` items: for each, buckets whose modality has reached its limit get weight 0
+ * (Python renormalises the rest once a draw hits a full modality; the odds are the same); when no
+ * weight is left the list ends early; otherwise `u = uniform × total` picks the first bucket
+ * whose cumulative weight exceeds `u`.
  */
 export function sampleMmItems(
   rng: Rng,
@@ -96,8 +113,36 @@ export function sampleMmItems(
   return items
 }
 
+/** A random-pixel image or video part for a drawn item: a video when it has more than one frame. */
+export function randomMediaPart(rng: Rng, item: MmItem): MediaPart {
+  return item.numFrames > 1
+    ? randomVideoPart(rng, item.width, item.height, item.numFrames)
+    : randomImagePart(rng, item.width, item.height)
+}
+
 /** A JPEG of random RGB pixels (jpeg-js at its default quality), as a chat `image_url` part. */
 export function randomImagePart(rng: Rng, width: number, height: number): MultiModalPart {
+  const jpeg = randomJpeg(rng, width, height)
+  return { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } }
+}
+
+/**
+ * An MP4 of `numFrames` random-pixel frames at {@link VIDEO_FPS}, each a JPEG as
+ * {@link randomImagePart} makes them (Motion-JPEG: see `mp4-mjpeg.ts`), as a chat `video_url` part.
+ */
+export function randomVideoPart(rng: Rng, width: number, height: number, numFrames: number): VideoPart {
+  const frames: Uint8Array[] = []
+  for (let f = 0; f < numFrames; f++) frames.push(randomJpeg(rng, width, height))
+  const mp4 = muxMjpegMp4(frames, { width, height, fps: VIDEO_FPS })
+  return {
+    type: 'video_url',
+    video_url: {
+      url: `data:video/mp4;base64,${Buffer.from(mp4.buffer, mp4.byteOffset, mp4.byteLength).toString('base64')}`,
+    },
+  }
+}
+
+function randomJpeg(rng: Rng, width: number, height: number): Buffer {
   const data = Buffer.allocUnsafe(width * height * 4)
   for (let p = 0; p < data.length; p += 4) {
     const rgb = rng.int(0, 0xff_ff_ff)
@@ -106,25 +151,7 @@ export function randomImagePart(rng: Rng, width: number, height: number): MultiM
     data[p + 2] = rgb >>> 16
     data[p + 3] = 0xff
   }
-  const jpeg = encodeJpeg({ data, width, height })
-  return { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.data.toString('base64')}` } }
-}
-
-// Zero weights are dropped (Python and Rust); a weighted video bucket is refused up front.
-function checkBuckets(buckets: readonly RandomMmBucket[]): RandomMmBucket[] {
-  const kept = buckets.filter((b) => b.probability > 0)
-  const video = kept.find((b) => b.numFrames > 1)
-  if (video !== undefined) {
-    throw new ConfigError([
-      {
-        path: '--random-mm-bucket-config',
-        message:
-          `has a video bucket (${video.height}, ${video.width}, ${video.numFrames}) with weight ${video.probability}: ` +
-          'video is not supported yet; give it weight 0 or use frames 1',
-      },
-    ])
-  }
-  return kept
+  return encodeJpeg({ data, width, height }).data
 }
 
 function modalityOf(bucket: RandomMmBucket): 'image' | 'video' {
