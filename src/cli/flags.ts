@@ -277,7 +277,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--prefix-repetition-output-len', 'int', 'Dataset', 'prefix_repetition: output tokens per request.', {
     default: '128',
   }),
-  s('--random-mm-base-items-per-request', 'int', 'Dataset', 'random-mm: images per request.', {
+  s('--random-mm-base-items-per-request', 'int', 'Dataset', 'random-mm: items per request.', {
     default: '1',
   }),
   s(
@@ -298,7 +298,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--random-mm-bucket-config',
     'string',
     'Dataset',
-    'random-mm: {(height, width, frames): weight, ...}; weights are normalised, video is not supported.',
+    'random-mm: {(height, width, frames): weight, ...}; weights are normalised; frames > 1 is an MP4 video.',
     { default: '{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}' },
   ),
   s(
