@@ -1,4 +1,4 @@
-import type { RequestOutput } from '../config/records.ts'
+import type { AudioInput, InputAudioPart, RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { sendStreamingRequest } from './stream-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
@@ -18,7 +18,8 @@ export const chatBackend: Backend = {
 
 /**
  * The request body, key order as Python's `async_request_openai_chat_completions`: one user
- * message whose content is always an array (the text part, then any image parts), or the
+ * message whose content is always an array (the text part, then any image or video parts, then
+ * the request's `audio` as an `input_audio` part), or the
  * request's own `chatMessages`; no `logprobs`; `ignore_eos` only when set, then `extraBody`,
  * which may overwrite any key, then the request's `requestOverrides` (BFCL's `tools`), which win
  * over both. Throws for token-id prompts: the runner sends chat text.
@@ -31,7 +32,14 @@ export function buildChatBody(request: BackendRequest): Record<string, unknown> 
   const body: Record<string, unknown> = {
     model: request.model,
     messages: request.chatMessages ?? [
-      { role: 'user', content: [{ type: 'text', text }, ...(request.multiModalContent ?? [])] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text },
+          ...(request.multiModalContent ?? []),
+          ...(request.audio ? [inputAudioPart(request.audio)] : []),
+        ],
+      },
     ],
     max_completion_tokens: request.outputLen,
     stream: true,
@@ -39,6 +47,17 @@ export function buildChatBody(request: BackendRequest): Record<string, unknown> 
   }
   if (request.ignoreEos) body.ignore_eos = true
   return Object.assign(body, request.extraBody, request.requestOverrides)
+}
+
+/**
+ * Python's `{"type": "input_audio", "input_audio": {"data": <base64>, "format": "wav"}}` for a
+ * dataset's audio file: the bytes as they are, `format` from the file's extension (`wav`, `flac`,
+ * `mp3`). Built per request so a run never holds every file's base64 at once.
+ */
+export function inputAudioPart(audio: AudioInput): InputAudioPart {
+  const bytes = Buffer.from(audio.bytes.buffer, audio.bytes.byteOffset, audio.bytes.byteLength)
+  const format = audio.fileName.slice(audio.fileName.lastIndexOf('.') + 1)
+  return { type: 'input_audio', input_audio: { data: bytes.toString('base64'), format } }
 }
 
 /**

@@ -23,7 +23,7 @@ export interface BackendRequest {
   chatMessages?: readonly ChatMessage[]
   /** Body fields of this request (BFCL's `tools`), merged after `extraBody`, so they win. */
   requestOverrides?: Record<string, unknown>
-  /** openai-audio: the dataset's audio file, sent instead of synthetic audio. */
+  /** openai-audio: the dataset's audio file, sent instead of synthetic audio; openai-chat: an `input_audio` part. */
   audio?: AudioInput
   /** The dataset's prompt length; replaced by `usage.prompt_tokens` when the server reports it. */
   promptLen: number

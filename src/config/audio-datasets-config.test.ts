@@ -43,11 +43,29 @@ describe('custom_audio flags', () => {
     expect(perLine).toMatchObject({ outputLen: -1, disableShuffle: true })
   })
 
-  it('needs openai-audio, a path and a tokenizer', () => {
+  it('needs openai-audio (or openai-chat with --enable-multimodal-chat), a path and a tokenizer', () => {
     expect(issuesOf(['--dataset-name', 'custom_audio', '--skip-tokenizer-init'])).toEqual([
-      "--dataset-name custom_audio needs --backend openai-audio (it sends each line's audio file for transcription); got --backend openai",
+      "--dataset-name custom_audio needs --backend openai-audio (it sends each line's audio file for transcription) or openai-chat with --enable-multimodal-chat (an input_audio part); got --backend openai",
       '--skip-tokenizer-init cannot be used with --dataset-name custom_audio: it needs a tokenizer to count prompt tokens',
       '--dataset-path is required with --dataset-name custom_audio (a .jsonl file)',
+    ])
+  })
+})
+
+describe('custom_audio on openai-chat', () => {
+  const custom = ['--dataset-name', 'custom_audio', '--dataset-path', 'a.jsonl']
+  it('takes --enable-multimodal-chat with openai-chat, and needs it there', () => {
+    expect(
+      resolve(['--backend', 'openai-chat', '--enable-multimodal-chat', ...custom]).dataset,
+    ).toMatchObject({ kind: 'custom_audio', path: 'a.jsonl' })
+    expect(issuesOf(['--backend', 'openai-chat', ...custom])).toEqual([
+      '--enable-multimodal-chat is required for custom_audio with --backend openai-chat (it sends each audio file as an input_audio part)',
+    ])
+  })
+
+  it('refuses --enable-multimodal-chat with openai-audio', () => {
+    expect(issuesOf([...AUDIO, '--enable-multimodal-chat', ...custom])).toEqual([
+      '--enable-multimodal-chat sends the audio as a chat part, which openai-audio cannot send (drop it, or use --backend openai-chat)',
     ])
   })
 })
@@ -79,7 +97,7 @@ describe('ASR flags of hf', () => {
         'soon',
       ]),
     ).toEqual([
-      "--backend must be openai-audio for the ASR dataset facebook/voxpopuli (it sends each row's audio for transcription); got openai",
+      "--backend must be openai-audio for the ASR dataset facebook/voxpopuli (it sends each row's audio for transcription; Python has no chat path for it); got openai",
       '--asr-min-audio-len-sec must be a number of seconds ≥ 0 (got "-1")',
       '--asr-max-audio-len-sec must be a number of seconds ≥ 0 (got "soon")',
     ])
@@ -141,9 +159,44 @@ describe('DSL', () => {
       issues = (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
     }
     expect(issues).toEqual([
-      "serveBench('asr').dataset datasets.customAudio() needs endpoint({ backend: 'openai-audio' }) (it sends audio files for transcription); got 'openai-chat'",
+      "serveBench('asr').dataset.enableMultimodalChat must be true for datasets.customAudio() with endpoint({ backend: 'openai-chat' }) (it sends each audio file as an input_audio part)",
       `serveBench('asr').dataset.path must be a .jsonl file (got "a.json")`,
       "serveBench('asr').dataset.outputLen must be -1 (each line's output_tokens) or an integer of at least 1 (got 0)",
+    ])
+  })
+
+  it('datasets.customAudio({ enableMultimodalChat }) goes with openai-chat only', () => {
+    const chat = benchConfigFromDsl(
+      {
+        endpoint: { kind: 'endpoint', backend: 'openai-chat', model: 'qwen2-audio' },
+        dataset: { kind: 'custom_audio', path: 'a.jsonl', enableMultimodalChat: true },
+      },
+      ctx,
+    )
+    expect(chat.dataset).toMatchObject({ kind: 'custom_audio', path: 'a.jsonl' })
+    const issues = (backend: 'openai-audio' | 'openai'): string[] => {
+      try {
+        benchConfigFromDsl(
+          {
+            endpoint: { kind: 'endpoint', backend, model: 'm' },
+            dataset: {
+              kind: 'custom_audio',
+              path: 'a.jsonl',
+              enableMultimodalChat: backend === 'openai-audio',
+            },
+          },
+          ctx,
+        )
+      } catch (error) {
+        return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
+      }
+      return []
+    }
+    expect(issues('openai-audio')).toEqual([
+      "serveBench('asr').dataset.enableMultimodalChat sends the audio as a chat part, which openai-audio cannot send (drop it, or use endpoint({ backend: 'openai-chat' }))",
+    ])
+    expect(issues('openai')).toEqual([
+      "serveBench('asr').dataset datasets.customAudio() needs endpoint({ backend: 'openai-audio' }) (it sends audio files for transcription) or 'openai-chat' with enableMultimodalChat: true; got 'openai'",
     ])
   })
 })

@@ -25,6 +25,12 @@ export interface CustomAudioDatasetOptions {
   disableShuffle?: boolean
   /** Do not repeat lines when the file has fewer than `numPrompts` (`--no-oversample`). @default false */
   noOversample?: boolean
+  /**
+   * Send each audio file to `openai-chat` as an `input_audio` part after the prompt
+   * (`--enable-multimodal-chat`, Python's path for chat audio models); required with that backend,
+   * refused with `openai-audio`. @default false
+   */
+  enableMultimodalChat?: boolean
 }
 
 /** A tagged `custom_audio` dataset, as `datasets.customAudio()` returns it. */
@@ -35,13 +41,42 @@ export interface CustomAudioDatasetSpec extends CustomAudioDatasetOptions {
 /** The backend that sends a dataset's audio: Python's transcription request. */
 export const AUDIO_BACKEND: BackendName = 'openai-audio'
 
+/** The backend that takes `custom_audio`'s audio as an `input_audio` chat part (`--enable-multimodal-chat`). */
+export const AUDIO_CHAT_BACKEND: BackendName = 'openai-chat'
+
+/**
+ * Python's two custom_audio paths: `openai-audio` sends the file for transcription;
+ * `--enable-multimodal-chat` turns it into an `input_audio` part, which only `openai-chat` sends
+ * (the transcription request of Python refuses it, and a chat request without it fails, as
+ * Python's decoded audio is not JSON).
+ */
+function customAudioBackendIssue(backend: BackendName, multimodalChat: boolean): string | undefined {
+  if (backend === AUDIO_BACKEND && !multimodalChat) return undefined
+  if (backend === AUDIO_CHAT_BACKEND && multimodalChat) return undefined
+  if (backend === AUDIO_BACKEND) return 'sends the audio as a chat part, which openai-audio cannot send'
+  if (backend === AUDIO_CHAT_BACKEND) return 'missing'
+  return 'other'
+}
+
 /** `--dataset-name custom_audio`: the path, `--custom-output-len` (-1 or at least 1), the order switches. */
 export function resolveCustomAudioFlags(read: Reader, context: DatasetFlagContext): CustomAudioDatasetConfig {
   const { backend, issues } = context
-  if (backend !== AUDIO_BACKEND) {
+  const problem = customAudioBackendIssue(backend, read.bool('--enable-multimodal-chat'))
+  if (problem === 'missing') {
+    issues.push({
+      path: '--enable-multimodal-chat',
+      message:
+        'is required for custom_audio with --backend openai-chat (it sends each audio file as an input_audio part)',
+    })
+  } else if (problem === 'other') {
     issues.push({
       path: '--dataset-name',
-      message: `custom_audio needs --backend openai-audio (it sends each line's audio file for transcription); got --backend ${backend}`,
+      message: `custom_audio needs --backend openai-audio (it sends each line's audio file for transcription) or openai-chat with --enable-multimodal-chat (an input_audio part); got --backend ${backend}`,
+    })
+  } else if (problem !== undefined) {
+    issues.push({
+      path: '--enable-multimodal-chat',
+      message: `${problem} (drop it, or use --backend openai-chat)`,
     })
   }
   needsTokenizer('custom_audio', context, 'it needs a tokenizer to count prompt tokens')
@@ -72,10 +107,22 @@ export function resolveCustomAudioSpec(
   ctx: { issues: ConfigIssue[]; at: (path: string) => string; backend: BackendName },
 ): CustomAudioDatasetConfig {
   const { issues, at, backend } = ctx
-  if (backend !== AUDIO_BACKEND) {
+  const problem = customAudioBackendIssue(backend, spec.enableMultimodalChat === true)
+  if (problem === 'missing') {
+    issues.push({
+      path: at('dataset.enableMultimodalChat'),
+      message:
+        "must be true for datasets.customAudio() with endpoint({ backend: 'openai-chat' }) (it sends each audio file as an input_audio part)",
+    })
+  } else if (problem === 'other') {
     issues.push({
       path: at('dataset'),
-      message: `datasets.customAudio() needs endpoint({ backend: 'openai-audio' }) (it sends audio files for transcription); got '${backend}'`,
+      message: `datasets.customAudio() needs endpoint({ backend: 'openai-audio' }) (it sends audio files for transcription) or 'openai-chat' with enableMultimodalChat: true; got '${backend}'`,
+    })
+  } else if (problem !== undefined) {
+    issues.push({
+      path: at('dataset.enableMultimodalChat'),
+      message: `${problem} (drop it, or use endpoint({ backend: 'openai-chat' }))`,
     })
   }
   if (typeof spec.path !== 'string' || !spec.path.endsWith('.jsonl')) {
@@ -120,7 +167,7 @@ export function readAsrFlags(
   if (datasetId !== undefined && isAsrDataset(datasetId) && backend !== AUDIO_BACKEND) {
     issues.push({
       path: '--backend',
-      message: `must be openai-audio for the ASR dataset ${datasetId} (it sends each row's audio for transcription); got ${backend}`,
+      message: `must be openai-audio for the ASR dataset ${datasetId} (it sends each row's audio for transcription; Python has no chat path for it); got ${backend}`,
     })
   }
   const seconds = (name: string): number | undefined => {
@@ -148,7 +195,7 @@ export function resolveAsrSpec(
   if (id !== undefined && isAsrDataset(id) && backend !== undefined && backend !== AUDIO_BACKEND) {
     issues.push({
       path: at('dataset'),
-      message: `the ASR dataset ${id} needs endpoint({ backend: 'openai-audio' }); got '${backend}'`,
+      message: `the ASR dataset ${id} needs endpoint({ backend: 'openai-audio' }) (Python has no chat path for it); got '${backend}'`,
     })
   }
   const check = (key: 'asrMinAudioLenS' | 'asrMaxAudioLenS'): number | undefined => {

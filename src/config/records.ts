@@ -27,19 +27,20 @@ export interface SampleRequest {
   chatMessages?: ChatMessage[]
   /** Body fields of this request (Python's `request_overrides`, e.g. BFCL's `tools`); they win over `--extra-body`. */
   requestOverrides?: Record<string, unknown>
-  /** Audio sent by `openai-audio` in place of synthetic audio (ASR families, `custom_audio`). */
+  /** Audio sent by `openai-audio` in place of synthetic audio (ASR families, `custom_audio`), or by `openai-chat` as an `input_audio` part. */
   audio?: AudioInput
 }
 
 /**
  * Audio a dataset attaches to a request (the ASR families of `hf`, `custom_audio`), which the
- * `openai-audio` backend sends as the form's `file` part instead of synthetic audio.
- * Python's `multi_modal_data = {"audio": ...}` / `{"audio_path": ...}`.
+ * `openai-audio` backend sends as the form's `file` part instead of synthetic audio, and
+ * `openai-chat` as an {@link InputAudioPart} after the text.
+ * Python's `multi_modal_data = {"audio": ...}` / `{"audio_path": ...}` / its `input_audio` part.
  */
 export interface AudioInput {
-  /** The file as the dataset holds it (WAV or FLAC). */
+  /** The file as the dataset holds it (WAV, FLAC or MP3). */
   bytes: Uint8Array
-  /** The form part's file name, e.g. `audio.flac`. */
+  /** The form part's file name, e.g. `audio.flac`; its extension is the chat part's `format`. */
   fileName: string
   /** The form part's `Content-Type`, e.g. `audio/flac`. */
   contentType: string
@@ -68,6 +69,17 @@ export interface MultiModalPart {
 export interface VideoPart {
   type: 'video_url'
   video_url: { url: string }
+}
+
+/**
+ * Audio as base64 file bytes: Python's `input_audio` chat part (`custom_audio` with
+ * `--enable-multimodal-chat`). The chat backend builds it from a request's {@link AudioInput}
+ * when it sends it, after any {@link MediaPart}s, so datasets never hold the base64 text.
+ */
+export interface InputAudioPart {
+  type: 'input_audio'
+  /** `format`: `wav`, `flac` or `mp3`. */
+  input_audio: { data: string; format: string }
 }
 
 /** Any chat content part sent after the text of a dataset's prompt. */

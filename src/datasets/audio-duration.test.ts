@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { flacFile, wavFile } from '../../test/audio-fixtures.ts'
+import { flacFile, mp3File, wavFile } from '../../test/audio-fixtures.ts'
 import { AudioHeaderError, audioInputOf, readAudioHeader, sniffAudioFormat } from './audio-duration.ts'
 
 describe('readAudioHeader', () => {
@@ -54,15 +54,13 @@ describe('readAudioHeader', () => {
 
   it('names the format it cannot time', () => {
     const cases: Array<[Buffer, string]> = [
-      [Buffer.concat([Buffer.from('ID3', 'latin1'), Buffer.alloc(20)]), 'MP3'],
-      [Buffer.from([0xff, 0xfb, 0x90, 0x64, 0, 0]), 'MP3'],
       [Buffer.from('OggS\0\x02', 'latin1'), 'Ogg'],
       [Buffer.from('\0\0\0\x20ftypM4A ', 'latin1'), 'MP4'],
       [Buffer.from('hello world', 'latin1'), 'an unknown format'],
     ]
     for (const [bytes, name] of cases) {
       expect(() => readAudioHeader(bytes)).toThrow(
-        new AudioHeaderError(`${name} audio; servebench reads the duration of WAV and FLAC only`),
+        new AudioHeaderError(`${name} audio; servebench reads the duration of WAV, FLAC and MP3 only`),
       )
     }
     expect(sniffAudioFormat(new Uint8Array())).toBe('unknown')
@@ -75,6 +73,70 @@ describe('readAudioHeader', () => {
     )
     expect(() => readAudioHeader(flacFile(16_000, 10).subarray(0, 20))).toThrow(
       'FLAC audio cut short before its STREAMINFO block',
+    )
+  })
+})
+
+describe('readAudioHeader on MP3', () => {
+  it('walks CBR frames: MPEG-1 Layer III, 1152 samples a frame', () => {
+    // 128 kb/s at 48 kHz: 144 * 128000 / 48000 = 384 bytes a frame; 100 frames = 2.4 s.
+    const mp3 = mp3File({ frames: 100 })
+    expect(mp3.length).toBe(38_400)
+    expect(readAudioHeader(mp3)).toEqual({
+      format: 'mp3',
+      sampleRateHz: 48_000,
+      channels: 2,
+      frames: 115_200,
+      durationS: 2.4,
+    })
+  })
+
+  it('skips an ID3v2 tag and stops at trailing bytes that are not frames (an ID3v1 tag)', () => {
+    const tagged = Buffer.concat([
+      mp3File({ frames: 50, id3Bytes: 1000 }),
+      Buffer.concat([Buffer.from('TAG', 'latin1'), Buffer.alloc(125)]),
+    ])
+    expect(sniffAudioFormat(tagged)).toBe('MP3')
+    expect(readAudioHeader(tagged).durationS).toBe(1.2)
+  })
+
+  it('walks MPEG-2 Layer III (576 samples a frame) and mono', () => {
+    // 32 kb/s at 16 kHz: 72 * 32000 / 16000 = 144 bytes a frame; 250 frames = 9 s.
+    const mp3 = mp3File({ frames: 250, version: 2, bitrateKbps: 32, sampleRateHz: 16_000, mono: true })
+    expect(readAudioHeader(mp3)).toMatchObject({ sampleRateHz: 16_000, channels: 1, durationS: 9 })
+    const v25 = mp3File({ frames: 100, version: 2.5, bitrateKbps: 8, sampleRateHz: 8000, mono: true })
+    expect(readAudioHeader(v25).durationS).toBe(7.2)
+  })
+
+  it('takes the frame count of a Xing, Info or VBRI header over the frames present (VBR)', () => {
+    // The file holds 3 frames after its tag frame; the tag counts 1000 (24 s at 48 kHz).
+    for (const kind of ['Xing', 'Info', 'VBRI'] as const) {
+      const mp3 = mp3File({ frames: 3, vbrTag: { kind, frames: 1000 } })
+      expect(readAudioHeader(mp3).durationS).toBe(24)
+    }
+    const mono = mp3File({
+      frames: 3,
+      mono: true,
+      version: 2,
+      bitrateKbps: 32,
+      sampleRateHz: 16_000,
+      vbrTag: { kind: 'Xing', frames: 500 },
+    })
+    expect(readAudioHeader(mono).durationS).toBe(18)
+  })
+
+  it('rejects MP3 it cannot time, naming why', () => {
+    expect(() => readAudioHeader(Buffer.concat([Buffer.from('ID3', 'latin1'), Buffer.alloc(20)]))).toThrow(
+      new AudioHeaderError('MP3 audio with no MPEG audio frame'),
+    )
+    expect(() => readAudioHeader(Buffer.from([0xff, 0xfb, 0x90, 0x64, 0, 0]))).toThrow(
+      new AudioHeaderError('MP3 audio with no whole MPEG audio frame'),
+    )
+    expect(() => readAudioHeader(Buffer.from([0xff, 0xfb, 0x00, 0x64, 0, 0]))).toThrow(
+      new AudioHeaderError('MP3 audio in free-format bitrate, whose frame lengths the headers do not give'),
+    )
+    expect(() => readAudioHeader(mp3File({ frames: 2, vbrTag: { kind: 'Xing', frames: 0 } }))).toThrow(
+      new AudioHeaderError('MP3 audio whose Xing/Info or VBRI header counts no frames'),
     )
   })
 })
@@ -92,6 +154,11 @@ describe('audioInputOf', () => {
       fileName: 'audio.wav',
       contentType: 'audio/wav',
       durationS: 1,
+    })
+    expect(audioInputOf(mp3File({ frames: 10 }))).toMatchObject({
+      fileName: 'audio.mp3',
+      contentType: 'audio/mpeg',
+      durationS: 0.24,
     })
   })
 })

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mp3File } from '../../test/audio-fixtures.ts'
 import type { CustomAudioDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { generateCustomAudio } from './custom-audio.ts'
@@ -64,7 +65,7 @@ describe('custom_audio', () => {
 
   it('names the line and field of a bad audio entry', async () => {
     const cases: Array<[string, string]> = [
-      ['{"prompt": "x"}', 'field "audio" is missing (a WAV or FLAC file path)'],
+      ['{"prompt": "x"}', 'field "audio" is missing (a WAV, FLAC or MP3 file path)'],
       ['{"audio": 3, "output_tokens": 2}', 'field "audio" must be a file path (got 3)'],
       ['{"audio": "a.wav", "prompt": 1}', 'field "prompt" must be a string (got number)'],
       ['{"audio": "a.wav"}', 'field "output_tokens" is missing (needed by --custom-output-len -1)'],
@@ -74,7 +75,7 @@ describe('custom_audio', () => {
       ],
       [
         '{"audio": "clip.ogg", "output_tokens": 2}',
-        'field "audio" names clip.ogg: Ogg audio; servebench reads the duration of WAV and FLAC only',
+        'field "audio" names clip.ogg: Ogg audio; servebench reads the duration of WAV, FLAC and MP3 only',
       ],
     ]
     await writeFile(join(dir, 'clip.ogg'), Buffer.from('OggS\0\x02 more bytes', 'latin1'))
@@ -88,5 +89,38 @@ describe('custom_audio', () => {
     await expect(generateCustomAudio(config({ path: join(dir, 'data.json') }), context())).rejects.toThrow(
       `custom_audio: --dataset-path must be a .jsonl file (got ${join(dir, 'data.json')})`,
     )
+  })
+
+  it('reads MP3 files, sent as audio.mp3 / audio/mpeg', async () => {
+    await writeFile(join(dir, 'clip.mp3'), mp3File({ frames: 125 }))
+    const file = join(dir, 'mp3.jsonl')
+    await writeFile(file, '{"prompt": "p", "audio": "clip.mp3", "output_tokens": 3}\n')
+    const [request] = await generateCustomAudio(config({ path: file }), { ...context(), numPrompts: 1 })
+    expect(request!.audio).toMatchObject({ fileName: 'audio.mp3', contentType: 'audio/mpeg', durationS: 3 })
+  })
+
+  it('openai-chat (Python --enable-multimodal-chat): the raw prompt, counted raw, and the audio for an input_audio part', async () => {
+    // A tokenizer with a chat template: the transcription path renders with it, the chat path does not.
+    const templated = {
+      ...tokenizer,
+      chatTemplate: '{% for m in messages %}[{{ m.content }}]{% endfor %}',
+      encode: tokenizer.encode.bind(tokenizer),
+    } as Tokenizer
+    const audio = await generateCustomAudio(config(), { ...context(), tokenizer: templated })
+    expect(audio[0]!.prompt).toBe('[Transcribe the audio.]')
+    const chat = await generateCustomAudio(config(), {
+      ...context(),
+      tokenizer: templated,
+      backend: 'openai-chat',
+    })
+    expect(chat.map((r) => [r.prompt, r.expectedOutputLen, r.audio!.fileName])).toEqual([
+      ['Transcribe the audio.', 12, 'audio.wav'],
+      ['Transcribe this clip, please.', 7, 'audio.wav'],
+      ['', 30, 'audio.flac'],
+    ])
+    for (const r of chat) {
+      expect(r.promptLen).toBe((await tokenizer.encode(r.prompt, { addSpecialTokens: true })).length)
+      expect(r.multiModalContent).toBeUndefined()
+    }
   })
 })

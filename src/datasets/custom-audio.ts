@@ -14,13 +14,17 @@ const NAME = 'custom_audio'
 const PER_LINE_OUTPUT_LEN = -1
 
 /**
- * The `custom_audio` dataset (Python: `CustomAudioDataset`, the openai-audio path). Each JSONL
- * line is `{"prompt"?: str, "audio": path, "output_tokens"?: int}`; `audio` names a WAV or FLAC
+ * The `custom_audio` dataset (Python: `CustomAudioDataset`). Each JSONL line is
+ * `{"prompt"?: str, "audio": path, "output_tokens"?: int}`; `audio` names a WAV, FLAC or MP3
  * file, relative to the current directory as in Python (else to the JSONL file's folder). Lines
  * are shuffled with the seed unless `disableShuffle`; the first `numPrompts` are read and
- * oversampled unless `noOversample`. `promptLen` counts the prompt with special tokens, rendered
- * with the tokenizer's chat template when it has one (unless `skipChatTemplate`), as Python does;
- * the transcription form itself carries no prompt. The audio file's bytes are sent as they are.
+ * oversampled unless `noOversample`. The audio file's bytes are sent as they are.
+ * - `openai-audio` (the transcription path): `promptLen` counts the prompt with special tokens,
+ *   rendered with the tokenizer's chat template when it has one (unless `skipChatTemplate`); the
+ *   transcription form itself carries no prompt.
+ * - `openai-chat` (Python's `--enable-multimodal-chat` path): the raw prompt is the text part and
+ *   the chat backend sends the audio after it as an `input_audio` part; `promptLen` counts the raw
+ *   prompt, as Python does (the server's `usage.prompt_tokens` replaces it).
  */
 export async function generateCustomAudio(
   config: CustomAudioDatasetConfig,
@@ -37,7 +41,7 @@ export async function generateCustomAudio(
       throw fieldError(NAME, path, line, 'prompt', `must be a string (got ${typeName(prompt)})`)
     const audio = value.audio
     if (audio === undefined)
-      throw fieldError(NAME, path, line, 'audio', 'is missing (a WAV or FLAC file path)')
+      throw fieldError(NAME, path, line, 'audio', 'is missing (a WAV, FLAC or MP3 file path)')
     if (typeof audio !== 'string' || audio === '')
       throw fieldError(NAME, path, line, 'audio', `must be a file path (got ${JSON.stringify(audio)})`)
     const tokens = value.output_tokens
@@ -56,8 +60,10 @@ export async function generateCustomAudio(
   })
   if (lines.length === 0) throw new DatasetError(`${NAME}: ${path} has no lines`)
   const picked = shuffled(lines, context.seed, config.disableShuffle).slice(0, context.numPrompts)
-  // The openai-audio path of Python templates whenever the tokenizer has a template (no note without one).
-  const templated = !config.skipChatTemplate && context.tokenizer.chatTemplate !== undefined
+  // The openai-audio path of Python templates whenever the tokenizer has a template (no note without
+  // one); its chat path sends the prompt raw, for the server to template.
+  const chat = context.backend === 'openai-chat'
+  const templated = !chat && !config.skipChatTemplate && context.tokenizer.chatTemplate !== undefined
   const requests: SampleRequest[] = []
   for (const { line, prompt: raw, audio, outputLen } of picked) {
     const prompt = templated ? renderUserPrompt(raw, context) : raw

@@ -1,19 +1,24 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
+import { dirname, isAbsolute, join } from 'node:path'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import type { AudioInput, SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
+import { hubFile } from '../tokenizer/hub.ts'
 import { AudioHeaderError, audioInputOf } from './audio-duration.ts'
 import type { Row } from './hf-columns.ts'
+import { hubDatasetError } from './hub-sampling.ts'
 import type { DatasetContext } from './index.ts'
 
 /** Python `ASRDataset.DEFAULT_OUTPUT_LEN`: `max_completion_tokens` without `--hf-output-len`. */
 export const ASR_DEFAULT_OUTPUT_LEN = 1024
 
 /**
- * Python `ASRDataset.SUPPORTED_DATASET_PATHS`: the speech datasets read as transcription requests.
- * Its eighth, ArtificialAnalysis/Earnings22-Cleaned-AA, keeps its audio as MP3 files in the
- * repository (a `url` column) and is refused by `hf-families.ts`.
+ * Python `ASRDataset.EARNINGS22_CLEANED_DATASET`: its rows name MP3 files of the repository in a
+ * `url` column (with the text in `transcript`) instead of holding an audio column.
  */
+export const EARNINGS22_CLEANED_ID = 'ArtificialAnalysis/Earnings22-Cleaned-AA'
+
+/** Python `ASRDataset.SUPPORTED_DATASET_PATHS`: the speech datasets read as transcription requests. */
 export const ASR_DATASET_IDS: readonly string[] = [
   'openslr/librispeech_asr',
   'facebook/voxpopuli',
@@ -22,6 +27,7 @@ export const ASR_DATASET_IDS: readonly string[] = [
   'speechcolab/gigaspeech',
   'kensho/spgispeech',
   'D4nt3/esb-datasets-earnings22-validation-tiny-filtered',
+  EARNINGS22_CLEANED_ID,
 ]
 
 /** Whether a dataset id (`--hf-name`, else `--dataset-path`) is one of the ASR families. */
@@ -47,11 +53,14 @@ export function asrPrompt(tokenizerId: string): string {
 
 /**
  * Python `ASRDataset.sample` over rows already shuffled (`indices`): each row's `audio` column
- * (a `{bytes, path}` struct of WAV or FLAC bytes, or a local file path) becomes the request's
- * audio; rows whose duration lies outside `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec`
- * are skipped, with one warning counting them. Output length: `--hf-output-len`, else 1024.
- * Audio servebench cannot time (MP3, Ogg, ...) is an error naming the row, as a row soundfile
- * cannot decode stops Python.
+ * (a `{bytes, path}` struct of WAV, FLAC or MP3 bytes, or a local file path) becomes the request's
+ * audio; Earnings22-Cleaned-AA's `url` names a file of its repository (downloaded through the hub
+ * cache, or next to a local `--dataset-path`). Rows whose duration lies outside
+ * `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec` are skipped, with one warning counting
+ * them. Output length: `--hf-output-len`, else 1024. Audio servebench cannot time (Ogg, ...) is an
+ * error naming the row, as a row soundfile cannot decode stops Python. Python has no chat path
+ * for these datasets (its request carries decoded audio or a file path), so only `openai-audio`
+ * is accepted.
  */
 export async function sampleAsr(
   rows: Row[],
@@ -63,7 +72,7 @@ export async function sampleAsr(
   if (backend !== 'openai-audio') {
     throw new DatasetError(
       `hf: ${id} is an ASR dataset: it needs --backend openai-audio, which sends its audio for transcription ` +
-        `(got ${backend ?? 'a completions backend'})`,
+        `(got ${backend ?? 'a completions backend'}; audio goes to openai-chat through custom_audio with --enable-multimodal-chat)`,
     )
   }
   const prompt = asrPrompt(tokenizer.id)
@@ -75,7 +84,10 @@ export async function sampleAsr(
   let skipped = 0
   for (const index of indices) {
     if (requests.length >= numPrompts) break
-    const audio = await rowAudio(rows[index]!, index, id)
+    const audio =
+      id === EARNINGS22_CLEANED_ID
+        ? await repoFileAudio(rows[index]!, index, config.path)
+        : await rowAudio(rows[index]!, index, id)
     if (audio.durationS < min || audio.durationS > max) {
       skipped++
       continue
@@ -114,6 +126,36 @@ async function rowAudio(row: Row, index: number, id: string): Promise<AudioInput
         `(got ${describe(audio)})`,
     )
   }
+  return timed(bytes, where)
+}
+
+/**
+ * Earnings22-Cleaned-AA: the row's `url` is a path in the repository (`audio/<id>.mp3`), read
+ * from the hub cache (Python: `snapshot_download`), or next to a local `--dataset-path`.
+ */
+async function repoFileAudio(row: Row, index: number, dataset: string): Promise<AudioInput> {
+  const where = `hf: ${EARNINGS22_CLEANED_ID}: row ${index + 1}`
+  const url = row.url
+  if (typeof url !== 'string' || url === '') {
+    throw new DatasetError(
+      `${where}: the url column must name the row's audio file in the repository (got ${url === undefined ? 'no url column' : describe(url)})`,
+    )
+  }
+  const local = await stat(dataset).catch(() => undefined)
+  if (local !== undefined) {
+    const root = local.isDirectory() ? dataset : dirname(dataset)
+    return timed(await readAudioFile(isAbsolute(url) ? url : join(root, url), where), where)
+  }
+  let path: string
+  try {
+    path = await hubFile(dataset, url, { type: 'dataset' })
+  } catch (error) {
+    throw hubDatasetError('hf', `${url} of ${dataset}`, error)
+  }
+  return timed(await readFile(path), where)
+}
+
+function timed(bytes: Uint8Array, where: string): AudioInput {
   try {
     return audioInputOf(bytes)
   } catch (error) {

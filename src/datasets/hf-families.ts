@@ -104,9 +104,7 @@ export const HF_FAMILIES: readonly HfFamily[] = [
 ]
 
 /** Python families that need audio, tools or a chat template: refused with a clear error. */
-export const UNSUPPORTED_HF_DATASETS: Readonly<Record<string, string>> = {
-  'ArtificialAnalysis/Earnings22-Cleaned-AA': 'MP3 audio files read from its repository',
-}
+export const UNSUPPORTED_HF_DATASETS: Readonly<Record<string, string>> = {}
 
 /**
  * The family of a dataset id: a Python family, or undefined for any other id (read with Rust's

@@ -162,22 +162,6 @@ describe('hf datasets from the hub', () => {
     ).rejects.toThrow('hf: --hf-text-column "body" is not a column; the columns are: question, answer')
   })
 
-  it('refuses a Python family it cannot read, listing the supported ones', async () => {
-    await expect(
-      generateHf(
-        {
-          kind: 'hf',
-          path: 'ArtificialAnalysis/Earnings22-Cleaned-AA',
-          disableShuffle: false,
-          noOversample: false,
-        },
-        { tokenizer, numPrompts: 1, seed: 0 },
-      ),
-    ).rejects.toThrow(
-      /^hf: ArtificialAnalysis\/Earnings22-Cleaned-AA needs MP3 audio files read from its repository, which servebench does not send yet\. Supported families: conversation \(Aeala\/ShareGPT_Vicuna_unfiltered\); instruct-coder/,
-    )
-  })
-
   it('explains a 401 from a gated dataset', async () => {
     await hub.close()
     hub = await startFakeHub({ requireToken: 't', repos: [] })

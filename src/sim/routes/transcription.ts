@@ -12,8 +12,8 @@ import { SimHttpError } from './http.ts'
 export const SIM_AUDIO_TOKENS_PER_S = 50
 
 /**
- * `POST /v1/audio/transcriptions` (and `/v1/audio/translations`): a multipart form with a WAV or
- * FLAC `file` and string fields (`model`, `max_completion_tokens`, `stream`, `stream_include_usage`,
+ * `POST /v1/audio/transcriptions` (and `/v1/audio/translations`): a multipart form with a WAV,
+ * FLAC or MP3 `file` and string fields (`model`, `max_completion_tokens`, `stream`, `stream_include_usage`,
  * …). The file's header gives the duration; the request prefills {@link SIM_AUDIO_TOKENS_PER_S} tokens per
  * second of it and streams `transcription.chunk` events, with a usage chunk when
  * `stream_include_usage` is true. Only streaming is simulated.
@@ -44,7 +44,7 @@ export interface MultipartForm {
 
 function transcriptionRequest(ctx: SimContext, form: MultipartForm): GenerationRequest {
   const file = form.files.get('file')
-  if (!file) throw new SimHttpError(400, 'file: Field required (a WAV or FLAC file)', 'file')
+  if (!file) throw new SimHttpError(400, 'file: Field required (a WAV, FLAC or MP3 file)', 'file')
   const durationS = audioDurationS(file)
   if (isFalse(form.fields.get('stream'))) {
     throw new SimHttpError(
@@ -101,17 +101,79 @@ export function createTranscriptionFormatter(header: ChunkHeader): StreamFormatt
   }
 }
 
-/** Seconds of audio in a WAV or FLAC file, from its header alone. */
+/** Seconds of audio in a WAV, FLAC or MP3 file, from its headers alone. */
 export function audioDurationS(file: Buffer): number {
   if (file.length >= 4 && file.toString('ascii', 0, 4) === 'fLaC') return flacDurationS(file)
+  if (file.toString('ascii', 0, 3) === 'ID3' || mp3FrameAt(file, 0) !== undefined) return mp3DurationS(file)
   if (
     file.length < 12 ||
     file.toString('ascii', 0, 4) !== 'RIFF' ||
     file.toString('ascii', 8, 12) !== 'WAVE'
   ) {
-    throw new SimHttpError(400, 'file must be a WAV or FLAC file (no RIFF/WAVE or fLaC header)', 'file')
+    throw new SimHttpError(
+      400,
+      'file must be a WAV, FLAC or MP3 file (no RIFF/WAVE, fLaC, ID3 or MPEG frame header)',
+      'file',
+    )
   }
   return wavDurationS(file)
+}
+
+// Layer III bitrates (kb/s) of MPEG-1, and of MPEG-2/2.5; Layer I/II files are not simulated.
+const MP3_KBPS = [
+  [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
+  [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+]
+const MP3_RATES_HZ = [44_100, 48_000, 32_000]
+
+interface Mp3Frame {
+  bytes: number
+  samples: number
+  rateHz: number
+  mono: boolean
+  v1: boolean
+}
+
+/** An MPEG Layer III frame header at `at`: its byte length, samples and rate; undefined if none. */
+function mp3FrameAt(b: Buffer, at: number): Mp3Frame | undefined {
+  if (at + 4 > b.length || b[at] !== 0xff || (b[at + 1]! & 0xe0) !== 0xe0) return undefined
+  const version = (b[at + 1]! >> 3) & 3 // 3 MPEG-1, 2 MPEG-2, 0 MPEG-2.5
+  const kbps = MP3_KBPS[version === 3 ? 0 : 1]![b[at + 2]! >> 4]
+  const rateIndex = (b[at + 2]! >> 2) & 3
+  if (version === 1 || ((b[at + 1]! >> 1) & 3) !== 1 || !kbps || rateIndex === 3) return undefined
+  const rateHz = MP3_RATES_HZ[rateIndex]! / (version === 3 ? 1 : version === 2 ? 2 : 4)
+  const samples = version === 3 ? 1152 : 576
+  const bytes = Math.floor((samples / 8) * ((kbps * 1000) / rateHz)) + ((b[at + 2]! >> 1) & 1)
+  return { bytes, samples, rateHz, mono: b[at + 3]! >> 6 === 3, v1: version === 3 }
+}
+
+/**
+ * Seconds of an MP3 (Layer III): after any ID3v2 tag, the frame count of a Xing/Info header in the
+ * first frame when there is one, else the frames walked one header after another.
+ */
+function mp3DurationS(b: Buffer): number {
+  let at = 0
+  if (b.toString('ascii', 0, 3) === 'ID3' && b.length >= 10) {
+    at = 10 + (((b[6]! & 0x7f) << 21) | ((b[7]! & 0x7f) << 14) | ((b[8]! & 0x7f) << 7) | (b[9]! & 0x7f))
+  }
+  while (at + 4 <= b.length && mp3FrameAt(b, at) === undefined) at++
+  const first = mp3FrameAt(b, at)
+  if (first === undefined)
+    throw new SimHttpError(400, 'file: MP3 file without an MPEG Layer III frame', 'file')
+  const xing = at + 4 + (first.v1 ? (first.mono ? 17 : 32) : first.mono ? 9 : 17)
+  const tag = b.toString('ascii', xing, xing + 4)
+  if ((tag === 'Xing' || tag === 'Info') && xing + 12 <= b.length && (b.readUInt32BE(xing + 4) & 1) !== 0)
+    return (b.readUInt32BE(xing + 8) * first.samples) / first.rateHz
+  let samples = 0
+  for (
+    let frame: Mp3Frame | undefined = first;
+    frame !== undefined && at + frame.bytes <= b.length;
+    frame = mp3FrameAt(b, at)
+  ) {
+    samples += frame.samples
+    at += frame.bytes
+  }
+  return samples / first.rateHz
 }
 
 /**
