@@ -305,7 +305,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--enable-multimodal-chat',
     'boolean',
     'Dataset',
-    'Accepted: random-mm and custom_image build the same user message (text, then images) either way.',
+    'custom_audio: send each clip to openai-chat as an input_audio part (required there). Accepted by random-mm and custom_image, whose user message (text, then images) is the same either way.',
   ),
   s(
     '--no-reranker',

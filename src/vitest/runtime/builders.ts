@@ -60,7 +60,7 @@ export const datasets: {
   multiTurn(options?: MultiTurnDatasetOptions): MultiTurnDatasetSpec
   /** Your JSONL prompts (`--dataset-name custom`); `outputLen: -1` takes each line's `output_tokens`. */
   custom(options: CustomDatasetOptions): CustomDatasetSpec
-  /** JSONL prompts with a WAV or FLAC file each, sent by `openai-audio` (`--dataset-name custom_audio`). */
+  /** JSONL prompts with a WAV, FLAC or MP3 file each, sent by `openai-audio`, or by `openai-chat` as `input_audio` parts (`--dataset-name custom_audio`). */
   customAudio(options: CustomAudioDatasetOptions): CustomAudioDatasetSpec
   /** JSONL prompts with images, or interleaved text and image parts, for `openai-chat` (`--dataset-name custom_image`). */
   customImage(options: CustomImageDatasetOptions): CustomImageDatasetSpec
