@@ -98,6 +98,8 @@ describe('readAudioHeader on MP3', () => {
     ])
     expect(sniffAudioFormat(tagged)).toBe('MP3')
     expect(readAudioHeader(tagged).durationS).toBe(1.2)
+    const single = Buffer.concat([mp3File({ frames: 1 }), Buffer.from('TAG', 'latin1'), Buffer.alloc(125)])
+    expect(readAudioHeader(single).durationS).toBe(0.024)
   })
 
   it('walks MPEG-2 Layer III (576 samples a frame) and mono', () => {

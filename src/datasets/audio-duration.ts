@@ -216,7 +216,7 @@ function mpegFrameAt(b: Buffer, offset: number): MpegFrame | 'free' | undefined 
  * samples per frame / sample rate; the encoder delay a LAME tag records (a few ms) is not taken off.
  */
 function readMp3(b: Buffer, start: number): AudioHeader {
-  // The first frame: a valid header whose successor is also one (or the end), so stray 0xFF bytes do not count.
+  // The first frame: a valid header followed by another (or the end, or an ID3v1 tag), so stray 0xFF bytes do not count.
   let offset = start
   let first: MpegFrame | undefined
   for (; offset + 4 <= b.length; offset++) {
@@ -227,7 +227,11 @@ function readMp3(b: Buffer, start: number): AudioHeader {
       )
     if (frame === undefined) continue
     const next = offset + frame.bytes
-    if (next >= b.length || mpegFrameAt(b, next) !== undefined) {
+    if (
+      next >= b.length ||
+      mpegFrameAt(b, next) !== undefined ||
+      b.toString('latin1', next, next + 3) === 'TAG'
+    ) {
       first = frame
       break
     }
