@@ -72,7 +72,7 @@ describe('servebench serve --dataset-name random-mm', () => {
     const run = await runCli(['serve', '--base-url', sim.url, ...args])
     expect(run.code).toBe(2)
     expect(run.stderr).toContain(
-      '--dataset-name random-mm needs --backend openai-chat (it sends images in chat messages); got --backend openai',
+      '--dataset-name random-mm needs --backend openai-chat (it sends images and videos in chat messages); got --backend openai',
     )
   })
 })

@@ -115,7 +115,7 @@ export interface CustomImageDatasetConfig {
   noOversample: boolean
 }
 
-/** `--dataset-name custom_audio`: JSONL lines with `audio` (a WAV or FLAC file path), `prompt` and `output_tokens`. */
+/** `--dataset-name custom_audio`: JSONL lines with `audio` (a WAV, FLAC or MP3 file path), `prompt` and `output_tokens`. */
 export interface CustomAudioDatasetConfig {
   kind: 'custom_audio'
   path: string

@@ -48,7 +48,7 @@ describe('datasets.randomMm()', () => {
     ).toThrow(
       [
         'Invalid configuration (4 issues):',
-        "  - serveBench('mm').endpoint.backend datasets.randomMm() needs backend 'openai-chat' (it sends images in chat messages); got 'openai'",
+        "  - serveBench('mm').endpoint.backend datasets.randomMm() needs backend 'openai-chat' (it sends images and videos in chat messages); got 'openai'",
         "  - serveBench('mm').dataset.numMmItemsRangeRatio must be in [0, 1] (got 2)",
         `  - serveBench('mm').dataset.limitMmPerPrompt "image" must be an integer ≥ 0 (got -1)`,
         `  - serveBench('mm').dataset.buckets has a bad entry "(1,2): 1": each is (height, width, frames): weight, with integers and a weight ≥ 0`,

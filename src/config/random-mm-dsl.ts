@@ -65,7 +65,7 @@ export function resolveRandomMmSpec(
   if (ctx.backend !== 'openai-chat') {
     issues.push({
       path: at('endpoint.backend'),
-      message: `datasets.randomMm() needs backend 'openai-chat' (it sends images in chat messages); got '${ctx.backend}'`,
+      message: `datasets.randomMm() needs backend 'openai-chat' (it sends images and videos in chat messages); got '${ctx.backend}'`,
     })
   }
   for (const [key, value, min] of [

@@ -90,7 +90,7 @@ function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConf
   if (backend !== 'openai-chat') {
     issues.push({
       path: '--dataset-name',
-      message: `random-mm needs --backend openai-chat (it sends images in chat messages); got --backend ${backend}`,
+      message: `random-mm needs --backend openai-chat (it sends images and videos in chat messages); got --backend ${backend}`,
     })
   }
   rejectPath(read, 'random-mm', issues)
