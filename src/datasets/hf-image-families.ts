@@ -4,6 +4,7 @@ import { DatasetError } from '../errors.ts'
 import type { Row } from './hf-columns.ts'
 import type { HfFamily } from './hf-families.ts'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
+import { isMediaUrl } from './image-ref.ts'
 
 /** Output length of VisionArena, MMVU and MMStar rows without `--hf-output-len` (Python's `DEFAULT_OUTPUT_LEN`). */
 export const HF_IMAGE_OUTPUT_LEN = 128
@@ -116,8 +117,6 @@ export function requireChatBackend(family: HfFamily, id: string, backend: Backen
   )
 }
 
-const URL_PREFIXES = ['http://', 'https://', 'file://', 'data:'] as const
-
 /**
  * An image as a chat part (Python `process_image`): `{bytes}` (an HF `Image` column) becomes a
  * base64 data URL whose type is read from the bytes (JPEG, PNG, GIF, WebP, BMP, TIFF); a string is
@@ -153,11 +152,6 @@ export function videoPart(value: unknown, where: string): VideoPart {
     throw new DatasetError(`${where}: expected a video ({bytes}, a path or a URL), got ${describe(value)}`)
   }
   return { type: 'video_url', video_url: { url } }
-}
-
-/** Whether a string is a URL the server is given as is (http(s), file, data). */
-export function isMediaUrl(value: string): boolean {
-  return URL_PREFIXES.some((prefix) => value.startsWith(prefix))
 }
 
 function bytesOf(value: unknown): Uint8Array | undefined {

@@ -4,16 +4,26 @@ import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
 
-const URL_SCHEMES = ['http://', 'https://', 'file://', 'data:image/'] as const
+const URL_PREFIXES = ['http://', 'https://', 'file://', 'data:'] as const
 
 /**
- * The URL an image reference is sent as (Python `process_image`): URLs and `data:image/` URLs as
- * they are, a path as `file://` + the path. Deviation: a relative path is first resolved against
+ * Whether a media reference is a URL the server is given as it is, rather than a local path
+ * (Python `process_image` / `process_video`). Shared by every dataset that reads image or video
+ * references (hf image families, ShareGPT, custom_image), so they agree on what a path is.
+ * Deviation: a `data:` URL counts as a URL; Python prepends `file://` to it.
+ */
+export function isMediaUrl(ref: string): boolean {
+  return URL_PREFIXES.some((prefix) => ref.startsWith(prefix))
+}
+
+/**
+ * The URL an image reference is sent as (Python `process_image`): a URL ({@link isMediaUrl}) as it
+ * is, a path as `file://` + the path. Deviation: a relative path is first resolved against
  * `baseDir` (the JSONL file's folder); Python prepends `file://` to it as written, which a server
  * reads as a host name.
  */
 export function imageRefUrl(ref: string, baseDir: string): string {
-  if (URL_SCHEMES.some((scheme) => ref.startsWith(scheme))) return ref
+  if (isMediaUrl(ref)) return ref
   return `file://${isAbsolute(ref) ? ref : resolve(baseDir, ref)}`
 }
 
@@ -24,13 +34,13 @@ export class ImageLoadError extends Error {
 
 /**
  * Loads the image behind a `file://` or `http(s)://` URL and returns it as a base64 data URL
- * (`--custom-ensure-client-side-data`); a `data:image/` URL is returned as it is. Deviation:
+ * (`--custom-ensure-client-side-data`); a `data:` URL is returned as it is. Deviation:
  * Python decodes the image and re-encodes it as PNG; servebench sends the file's own bytes under
  * the MIME type of its format (JPEG, PNG, GIF, WebP, BMP, TIFF), the same pixels without a decoder.
  * Throws an {@link ImageLoadError} for a missing file, an HTTP failure or bytes of no known format.
  */
 export async function loadImageAsDataUrl(url: string): Promise<string> {
-  if (url.startsWith('data:image/')) return url
+  if (url.startsWith('data:')) return url
   const bytes = url.startsWith('file://') ? await readLocal(url) : await download(url)
   const mime = sniffImageMime(bytes)
   if (mime === undefined) throw new ImageLoadError(`not a ${KNOWN_IMAGE_FORMATS} image`)

@@ -5,9 +5,9 @@ import type { MediaPart, SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
 import { hubFile } from '../tokenizer/hub.ts'
-import { isMediaUrl } from './hf-image-families.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
+import { isMediaUrl } from './image-ref.ts'
 import type { DatasetContext } from './index.ts'
 
 /** Where the ShareGPT file comes from when `--dataset-path` is not given (Rust §4.3). */
