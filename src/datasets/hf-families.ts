@@ -1,7 +1,6 @@
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import type { MediaPart } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
-import { ASR_DATASET_IDS } from './hf-audio-families.ts'
 import type { Row } from './hf-columns.ts'
 import { HF_IMAGE_FAMILIES } from './hf-image-families.ts'
 import type { SequenceLimits } from './hub-sampling.ts'
@@ -103,23 +102,11 @@ export const HF_FAMILIES: readonly HfFamily[] = [
   ...HF_IMAGE_FAMILIES,
 ]
 
-/** Python families that need audio, tools or a chat template: refused with a clear error. */
-export const UNSUPPORTED_HF_DATASETS: Readonly<Record<string, string>> = {}
-
 /**
  * The family of a dataset id: a Python family, or undefined for any other id (read with Rust's
- * column auto-detection). Throws for the Python families servebench cannot send.
+ * column auto-detection). The ASR, BFCL and MLPerf families are dispatched before this (hf.ts).
  */
 export function findFamily(id: string): HfFamily | undefined {
-  const needs = UNSUPPORTED_HF_DATASETS[id]
-  if (needs !== undefined) {
-    throw new DatasetError(
-      `hf: ${id} needs ${needs}, which servebench does not send yet. Supported families: ` +
-        `${HF_FAMILIES.map((f) => `${f.name} (${f.ids.join(', ')})`).join('; ')}; ` +
-        `asr with --backend openai-audio (${ASR_DATASET_IDS.join(', ')}); ` +
-        'any other text dataset is read by column auto-detection (see docs/datasets.md)',
-    )
-  }
   return HF_FAMILIES.find((f) => f.ids.includes(id))
 }
 
