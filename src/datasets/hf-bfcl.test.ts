@@ -224,6 +224,7 @@ describe('hf BFCL (gorilla-llm/Berkeley-Function-Calling-Leaderboard)', { timeou
         tokenizer: tiktoken,
         numPrompts: 1,
         seed: 0,
+        backend: 'openai-chat',
       }),
     ).rejects.toThrow(
       `hf: BFCL category "nope" not found: ${BFCL_ID} has no BFCL_v3_nope.json; check --bfcl-categories (default: simple,live_simple,multiple)`,
@@ -233,12 +234,16 @@ describe('hf BFCL (gorilla-llm/Berkeley-Function-Calling-Leaderboard)', { timeou
         tokenizer: tiktoken,
         numPrompts: 1,
         seed: 0,
+        backend: 'openai-chat',
       }),
     ).rejects.toThrow(`hf: BFCL category "nope" not found: ${FIXTURES} has no BFCL_v3_nope.json`)
     await expect(
       generateHf(bfcl(), { tokenizer: tiktoken, numPrompts: 1, seed: 0, backend: 'openai' }),
     ).rejects.toThrow(
       `hf: ${BFCL_ID} needs --backend openai-chat (it sends each request's tool schemas in chat completions); got --backend openai`,
+    )
+    await expect(generateHf(bfcl(), { tokenizer: tiktoken, numPrompts: 1, seed: 0 })).rejects.toThrow(
+      `hf: ${BFCL_ID} needs --backend openai-chat (it sends each request's tool schemas in chat completions); got --backend vllm`,
     )
   })
 })

@@ -42,10 +42,11 @@ export async function generateBfcl(
   config: HfDatasetConfig,
   context: DatasetContext,
 ): Promise<SampleRequest[]> {
-  if (context.backend !== undefined && context.backend !== 'openai-chat') {
+  // No backend means a completions backend (DatasetContext), which drops the tools as any other does.
+  if (context.backend !== 'openai-chat') {
     throw new DatasetError(
       `hf: ${BFCL_ID} needs --backend openai-chat (it sends each request's tool schemas in chat completions); ` +
-        `got --backend ${context.backend}`,
+        `got --backend ${context.backend ?? 'vllm'}`,
     )
   }
   const categories = config.bfclCategories?.length ? config.bfclCategories : BFCL_DEFAULT_CATEGORIES
