@@ -39,10 +39,10 @@ export interface CustomAudioDatasetSpec extends CustomAudioDatasetOptions {
 }
 
 /** The backend that sends a dataset's audio: Python's transcription request. */
-export const AUDIO_BACKEND: BackendName = 'openai-audio'
+const AUDIO_BACKEND: BackendName = 'openai-audio'
 
 /** The backend that takes `custom_audio`'s audio as an `input_audio` chat part (`--enable-multimodal-chat`). */
-export const AUDIO_CHAT_BACKEND: BackendName = 'openai-chat'
+const AUDIO_CHAT_BACKEND: BackendName = 'openai-chat'
 
 /**
  * Python's two custom_audio paths: `openai-audio` sends the file for transcription;

@@ -22,7 +22,7 @@ export interface AudioHeader {
 }
 
 /** The file name and MIME type servebench sends each format under. */
-export const AUDIO_FILE_TYPES: Readonly<Record<AudioFormat, { fileName: string; contentType: string }>> = {
+const AUDIO_FILE_TYPES: Readonly<Record<AudioFormat, { fileName: string; contentType: string }>> = {
   wav: { fileName: 'audio.wav', contentType: 'audio/wav' },
   flac: { fileName: 'audio.flac', contentType: 'audio/flac' },
   mp3: { fileName: 'audio.mp3', contentType: 'audio/mpeg' },
@@ -282,7 +282,7 @@ function isFlacAt(b: Buffer, offset: number): boolean {
 }
 
 /** Bytes of a leading ID3v2 tag (10-byte header + syncsafe size, + 10 with a footer), 0 without one. */
-export function id3v2Size(b: Buffer): number {
+function id3v2Size(b: Buffer): number {
   if (b.length < 10 || b.toString('latin1', 0, 3) !== 'ID3') return 0
   const size = ((b[6]! & 0x7f) << 21) | ((b[7]! & 0x7f) << 14) | ((b[8]! & 0x7f) << 7) | (b[9]! & 0x7f)
   return 10 + size + ((b[5]! & 0x10) !== 0 ? 10 : 0)

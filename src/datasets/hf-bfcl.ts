@@ -13,9 +13,9 @@ import { parseJsonl } from './sampling.ts'
 /** The Berkeley Function Calling Leaderboard on the hub (Python `BFCLDataset`). */
 export const BFCL_ID = 'gorilla-llm/Berkeley-Function-Calling-Leaderboard'
 /** `--bfcl-categories` when not given. */
-export const BFCL_DEFAULT_CATEGORIES: readonly string[] = ['simple', 'live_simple', 'multiple']
+const BFCL_DEFAULT_CATEGORIES: readonly string[] = ['simple', 'live_simple', 'multiple']
 /** Output length when `--hf-output-len` is not given. */
-export const BFCL_DEFAULT_OUTPUT_LEN = 512
+const BFCL_DEFAULT_OUTPUT_LEN = 512
 
 /** BFCL's own type names that JSON Schema lacks, mapped as Python maps them for grammar backends. */
 const TYPE_REMAP: Readonly<Record<string, string>> = {

@@ -7,7 +7,7 @@ import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
 import { isMediaUrl } from './image-ref.ts'
 
 /** Output length of VisionArena, MMVU and MMStar rows without `--hf-output-len` (Python's `DEFAULT_OUTPUT_LEN`). */
-export const HF_IMAGE_OUTPUT_LEN = 128
+const HF_IMAGE_OUTPUT_LEN = 128
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '')
 

@@ -4,6 +4,7 @@ import type { MediaPart, MultiModalPart, SampleRequest, VideoPart } from '../con
 import { ConfigError } from '../errors.ts'
 import { createRng, type Rng } from '../rng.ts'
 import type { BuildPromptsOptions } from './generate-pool.ts'
+import { dataUrl } from './image-bytes.ts'
 import type { DatasetContext } from './index.ts'
 import { muxMjpegMp4 } from './mp4-mjpeg.ts'
 import { buildRandomRequests, planRandomPrompts } from './random.ts'
@@ -12,7 +13,7 @@ import { buildRandomRequests, planRandomPrompts } from './random.ts'
 const IMAGE_SEED_OFFSET = 0xbeef
 
 /** Python writes its synthetic videos at 30 frames per second. */
-export const VIDEO_FPS = 30
+const VIDEO_FPS = 30
 
 /** One drawn multimodal item: the bucket it came from. */
 export type MmItem = Pick<RandomMmBucket, 'height' | 'width' | 'numFrames'>
@@ -114,7 +115,7 @@ export function sampleMmItems(
 }
 
 /** A random-pixel image or video part for a drawn item: a video when it has more than one frame. */
-export function randomMediaPart(rng: Rng, item: MmItem): MediaPart {
+function randomMediaPart(rng: Rng, item: MmItem): MediaPart {
   return item.numFrames > 1
     ? randomVideoPart(rng, item.width, item.height, item.numFrames)
     : randomImagePart(rng, item.width, item.height)
@@ -122,8 +123,7 @@ export function randomMediaPart(rng: Rng, item: MmItem): MediaPart {
 
 /** A JPEG of random RGB pixels (jpeg-js at its default quality), as a chat `image_url` part. */
 export function randomImagePart(rng: Rng, width: number, height: number): MultiModalPart {
-  const jpeg = randomJpeg(rng, width, height)
-  return { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } }
+  return { type: 'image_url', image_url: { url: dataUrl('image/jpeg', randomJpeg(rng, width, height)) } }
 }
 
 /**
@@ -134,12 +134,7 @@ export function randomVideoPart(rng: Rng, width: number, height: number, numFram
   const frames: Uint8Array[] = []
   for (let f = 0; f < numFrames; f++) frames.push(randomJpeg(rng, width, height))
   const mp4 = muxMjpegMp4(frames, { width, height, fps: VIDEO_FPS })
-  return {
-    type: 'video_url',
-    video_url: {
-      url: `data:video/mp4;base64,${Buffer.from(mp4.buffer, mp4.byteOffset, mp4.byteLength).toString('base64')}`,
-    },
-  }
+  return { type: 'video_url', video_url: { url: dataUrl('video/mp4', mp4) } }
 }
 
 function randomJpeg(rng: Rng, width: number, height: number): Buffer {

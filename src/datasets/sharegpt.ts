@@ -148,7 +148,7 @@ const VIDEO_TYPES: Readonly<Record<string, string>> = {
  * local path, relative to the ShareGPT file's folder, is read and sent as a base64 data URL, an
  * image with the type its bytes show, a video with the type of its extension (MP4 otherwise).
  */
-export async function mediaPart(datasetPath: string, media: EntryMedia): Promise<MediaPart> {
+async function mediaPart(datasetPath: string, media: EntryMedia): Promise<MediaPart> {
   const { kind, source, where } = media
   let url = source
   if (!isMediaUrl(source)) {
