@@ -41,11 +41,13 @@ function send(i, warmup) {
   })
 }
 // With warm: one request per connection first, unrecorded, so the measured run starts with the
-// pool connected and the code compiled.
+// pool connected and the code compiled. Then 'ready', and the run starts on 'go', so the parent's
+// clocks start once every thread has started (and warmed).
 const warmup = warm ? Promise.all(Array.from({ length: concurrency }, (_, i) => send(i, true))) : Promise.resolve()
 let next = 0
 const loop = async () => { while (next < requests) await send(next++, false) }
 warmup
+  .then(() => new Promise((go) => { parentPort.once('message', go); parentPort.postMessage('ready') }))
   .then(() => Promise.all(Array.from({ length: concurrency }, loop)))
   .then(() => parentPort.postMessage(stamps))
 `
@@ -64,9 +66,9 @@ async function measure(
 ): Promise<void> {
   await request(`${url}/servebench/timings`, { method: 'DELETE' }).then((r) => r.body.dump())
   const undici = import.meta.resolve('undici').replace('file://', '')
-  const cpuStart = process.cpuUsage()
-  const wallStart = performance.now()
-  const results = await Promise.all(
+  const workers: Worker[] = []
+  const ready: Array<Promise<void>> = []
+  const results = Promise.all(
     Array.from({ length: threads }, (_, t) => {
       const worker = new Worker(WORKER, {
         eval: true,
@@ -79,34 +81,43 @@ async function measure(
           warm,
         },
       })
+      workers.push(worker)
+      let started: () => void = () => {}
+      ready.push(new Promise((resolve) => (started = resolve)))
       return new Promise<Record<string, number[]>>((resolve, reject) => {
-        worker.once('message', (stamps) => {
-          resolve(stamps)
+        worker.on('message', (message: 'ready' | Record<string, number[]>) => {
+          if (message === 'ready') return started()
+          resolve(message)
           void worker.terminate()
         })
         worker.once('error', reject)
       })
     }),
   )
+  // The clocks start once every thread has loaded undici (and sent its warm-up requests), as
+  // client-overhead.ts starts them at the main run: neither start-up nor warm-up is in the figures.
+  await Promise.race([Promise.all(ready), results])
+  const cpuStart = process.cpuUsage()
+  const wallStart = performance.now()
+  for (const worker of workers) worker.postMessage('go')
+  const stamps = Object.assign({}, ...(await results)) as Record<string, number[]>
   const cpu = process.cpuUsage(cpuStart)
-  // The CPU and wall time cover the workers' start and warm-up requests too.
-  const sent = requests + (warm ? concurrency : 0)
   const wallMs = performance.now() - wallStart
+  const sent = Math.round(requests / threads) * threads
   const sim = (await (await request(`${url}/servebench/timings`)).body.json()) as SimTiming[]
-  const stamps = Object.assign({}, ...results) as Record<string, number[]>
   const ttft: number[] = []
   const itl: number[] = []
-  for (const { requestId, eventSentAtMs: sent } of sim) {
+  for (const { requestId, eventSentAtMs: simSent } of sim) {
     const got = stamps[requestId]
-    if (!got || got.length < sent.length) continue
-    ttft.push(Math.abs(got[0]! - sent[0]!))
-    for (let i = 1; i < sent.length; i++)
-      itl.push(Math.abs(got[i]! - got[i - 1]! - (sent[i]! - sent[i - 1]!)))
+    if (!got || got.length < simSent.length) continue
+    ttft.push(Math.abs(got[0]! - simSent[0]!))
+    for (let i = 1; i < simSent.length; i++)
+      itl.push(Math.abs(got[i]! - got[i - 1]! - (simSent[i]! - simSent[i - 1]!)))
   }
   const fmt = (xs: number[]) =>
     `median ${percentile(xs, 50).toFixed(2)} p99 ${percentile(xs, 99).toFixed(2)} ms`
   console.log(
-    `c=${concurrency} threads ${threads}${warm ? ' warm' : ''}: ${((cpu.user + cpu.system) / 1000 / sent).toFixed(3)} ms CPU/request, ` +
+    `c=${concurrency} threads ${threads}${warm ? ' warm' : ''}: ${((cpu.user + cpu.system) / 1000 / sent).toFixed(3)} ms CPU/request (process, after start-up${warm ? ' and warm-up' : ''}), ` +
       `${(sent / (wallMs / 1000)).toFixed(0)} req/s, TTFT error ${fmt(ttft)}, ITL error ${fmt(itl)} (${ttft.length} requests)`,
   )
 }
