@@ -211,7 +211,7 @@ export async function printDatasetGeneration(which: 'speed' | 'memory' | 'all' =
     const r = await measureGenerationSpeed()
     console.log(
       `dataset generation: ${r.prompts} random prompts of ${r.inputLen} tokens (${r.tokenizer}) in ${r.seconds.toFixed(1)} s ` +
-        `on ${r.cores} cores; encode ${r.encodeUsPerToken.toFixed(2)} µs/token single-thread on its prompts after the run ` +
+        `on ${r.cores} cores (its workers' start-up and tokenizer loads included); encode ${r.encodeUsPerToken.toFixed(2)} µs/token single-thread on its prompts after the run ` +
         `(CPU ${r.encodeCpuUsPerToken.toFixed(2)}) ` +
         `(${r.encodeUsPerTokenBefore.toFixed(2)} before, on similar texts), ideal ${r.idealSeconds.toFixed(1)} s, ` +
         `ratio ${r.ratio.toFixed(2)} (target ≤ 1.3), CPU time over the ideal's ${r.cpuRatio.toFixed(2)} (load ${r.loadAverage1m.toFixed(2)})`,
