@@ -11,17 +11,8 @@ export interface RgbImage {
   pixels: Uint8Array
 }
 
-/** The eight bytes every PNG file starts with. */
-export const PNG_SIGNATURE: Readonly<Uint8Array> = Uint8Array.of(
-  0x89,
-  0x50,
-  0x4e,
-  0x47,
-  0x0d,
-  0x0a,
-  0x1a,
-  0x0a,
-)
+// The eight bytes every PNG file starts with.
+const PNG_SIGNATURE: Readonly<Uint8Array> = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256)

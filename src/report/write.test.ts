@@ -8,7 +8,7 @@ import { calculateMetrics, type MetricsOptions } from '../metrics/calculate.ts'
 import { buildResult, type ResultSetup } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 import { validateResultFile } from './schema/index.ts'
-import { writeResult } from './write.ts'
+import { timelinePath, writeDatasetStats, writeResult } from './write.ts'
 
 const fixture = JSON.parse(
   await readFile(new URL('../../fixtures/results/records.json', import.meta.url), 'utf8'),
@@ -101,5 +101,24 @@ describe('writeResult', () => {
     )
     expect(path).toBe(abs)
     expect(JSON.parse(await readFile(abs, 'utf8')).backend).toBe('openai')
+  })
+})
+
+describe('the plot files beside a result (Python: Path(file_name).with_suffix(...))', () => {
+  it('replace the result name’s last suffix, whatever it is, or add one', () => {
+    expect(timelinePath('out/openai-infqps-m-20260101-000000.json')).toBe(
+      'out/openai-infqps-m-20260101-000000.timeline.html',
+    )
+    expect(timelinePath('runs.jsonl')).toBe('runs.timeline.html')
+    expect(timelinePath('out/run.txt')).toBe('out/run.timeline.html')
+    expect(timelinePath('vllm-2.5qps-m.json')).toBe('vllm-2.5qps-m.timeline.html')
+    expect(timelinePath('out.d/result')).toBe('out.d/result.timeline.html')
+    expect(timelinePath('.json')).toBe('.json.timeline.html')
+  })
+
+  it('writes the dataset statistics PNG under that name, creating its folder', async () => {
+    const path = await writeDatasetStats(Uint8Array.of(1, 2, 3), join(dir, 'nested', 'result.v2'))
+    expect(path).toBe(join(dir, 'nested', 'result.dataset_stats.png'))
+    expect([...(await readFile(path))]).toEqual([1, 2, 3])
   })
 })

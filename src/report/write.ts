@@ -2,7 +2,7 @@
  * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
  */
 import { mkdir, open, writeFile } from 'node:fs/promises'
-import { dirname, isAbsolute, join } from 'node:path'
+import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
@@ -66,20 +66,21 @@ export async function writeSummaryJson(
 
 /** `<result name>.timeline.html` next to a result file, as Python names the `--plot-timeline` page. */
 export function timelinePath(resultFile: string): string {
-  return `${resultFile.replace(/\.jsonl?$/, '')}.timeline.html`
+  return withSuffix(resultFile, '.timeline.html')
 }
 
-/**
- * `<result name>.dataset_stats.png` next to a result file, as Python names the `--plot-dataset-stats`
- * figure (`Path(file_name).with_suffix(".dataset_stats.png")`).
- */
-export function datasetStatsPath(resultFile: string): string {
-  return `${resultFile.replace(/\.jsonl?$/, '')}.dataset_stats.png`
+// Python's `Path(file_name).with_suffix(suffix)`, which names both plots: the file name's last
+// suffix (`.json`, or any other: `run.txt`) is replaced; a name without one (or a dot file) gets it added.
+function withSuffix(file: string, suffix: string): string {
+  const name = basename(file)
+  const dot = name.lastIndexOf('.')
+  const stem = dot > 0 && dot < name.length - 1 ? name.slice(0, dot) : name
+  return file.slice(0, file.length - name.length) + stem + suffix
 }
 
 /** Writes a `--plot-dataset-stats` PNG next to `resultFile` (its folder is created); returns its path. */
 export async function writeDatasetStats(png: Uint8Array, resultFile: string): Promise<string> {
-  const path = datasetStatsPath(resultFile)
+  const path = withSuffix(resultFile, '.dataset_stats.png')
   await mkdir(dirname(path), { recursive: true })
   await writeFile(path, png)
   return path
