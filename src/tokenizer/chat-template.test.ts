@@ -78,6 +78,17 @@ describe('chat templates through @huggingface/jinja', { timeout: 20_000 }, () =>
     expect(readChatTemplateConfig({})).toEqual({ specialTokensMap: {} })
   })
 
+  it('lets the chat_template.jinja text win over the config, a template list and an empty file included', () => {
+    const list = [{ name: 'default', template: 'D' }]
+    expect(readChatTemplateConfig({ chat_template: 'C', eos_token: '</s>' }, 'F')).toEqual({
+      template: 'F',
+      specialTokensMap: { eos_token: '</s>' },
+    })
+    expect(readChatTemplateConfig({ chat_template: list }, 'F').template).toBe('F')
+    expect(readChatTemplateConfig({ chat_template: 'C' }, '').template).toBe('')
+    expect(readChatTemplateConfig({}, 'F').template).toBe('F')
+  })
+
   it('gives templates strftime_now', () => {
     const tokenizer = { id: 'dated', chatTemplate: "{{ strftime_now('%Y-%m-%d') }}" }
     expect(applyChatTemplate(tokenizer, USER)).toMatch(/^\d{4}-\d{2}-\d{2}$/)
