@@ -44,6 +44,15 @@ describe('histogram (numpy.histogram with bins=30)', () => {
     }
   })
 
+  it('takes a run of any size (no spread of the values into Math.min / Math.max)', () => {
+    const values = Array.from({ length: 300_000 }, (_, i) => i % 1_000)
+    const { edges, counts } = histogram(values)
+    expect([edges[0], edges[30]]).toEqual([0, 999])
+    expect(counts.reduce((a, b) => a + b)).toBe(300_000)
+    const figure = datasetStatsFigure({ inputLens: values, outputLens: values })
+    expect(figure.panels[3]!.yView).toEqual([0, 1998 * 1.05])
+  })
+
   it('refuses no values', () => {
     expect(() => histogram([])).toThrow(new RangeError('a histogram needs at least one value'))
   })

@@ -78,8 +78,13 @@ const TITLE = 3
  */
 export function histogram(values: readonly number[], bins = BINS): Histogram {
   if (values.length === 0) throw new RangeError('a histogram needs at least one value')
-  let first = Math.min(...values)
-  let last = Math.max(...values)
+  let first = values[0]!
+  let last = first
+  // A loop, not Math.min(...values): spreading more than about 120,000 arguments overflows the stack.
+  for (const value of values) {
+    if (value < first) first = value
+    if (value > last) last = value
+  }
   if (first === last) {
     first -= 0.5
     last += 0.5
@@ -287,7 +292,7 @@ function axes(
 
 // matplotlib's sticky zero and 5 % top margin; an all-zero axis gets a unit range.
 function yTop(values: readonly number[]): number {
-  const max = Math.max(...values)
+  const max = values.reduce((a, b) => Math.max(a, b), 0)
   return max > 0 ? max * 1.05 : 1
 }
 
