@@ -129,4 +129,36 @@ describe('servebench serve --plot-dataset-stats', () => {
     )
     expect(await readdir(join(tmpDir, 'embed')).catch(() => [])).toEqual([])
   })
+
+  test('says that a --num-runs run writes no plot, instead of ignoring the flags', async ({
+    sim,
+    tmpDir,
+  }) => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      '--tokenizer',
+      'cl100k_base',
+      '--random-input-len',
+      '16',
+      '--random-output-len',
+      '4',
+      '--num-prompts',
+      '2',
+      '--num-runs',
+      '2',
+      '--disable-tqdm',
+      '--result-dir',
+      tmpDir,
+      '--plot-timeline',
+      '--plot-dataset-stats',
+    ])
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain(
+      'servebench: --plot-timeline applies to single runs only; no plot is written for this run\n' +
+        'servebench: --plot-dataset-stats applies to single runs only; no plot is written for this run\n',
+    )
+    expect(await readdir(tmpDir)).toEqual([])
+  })
 })

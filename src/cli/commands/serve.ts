@@ -45,6 +45,14 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   const progress = createProgress(process.stderr, !config.disableTqdm)
   try {
     if (isModeRun(config)) {
+      // Each plot is drawn from one run's result; a sweep, --num-runs or --multi-turn has several or none.
+      for (const [flag, on] of [
+        ['--plot-timeline', config.output.plotTimeline],
+        ['--plot-dataset-stats', config.output.plotDatasetStats],
+      ] as const) {
+        if (on)
+          console.error(`servebench: ${flag} applies to single runs only; no plot is written for this run`)
+      }
       const code = await runServeModes(config, {
         signal: controller.signal,
         log: (line) => console.log(line),
