@@ -24,6 +24,10 @@ interface SimTiming {
 export interface ClientOverhead {
   concurrency: number
   requests: number
+  /**
+   * Process CPU (all threads) from "Starting main benchmark run" (after any warm-ups) until
+   * runBenchmark returns (metrics and result included), over the requests.
+   */
   cpuMsPerRequest: number
   /** User-space share of cpuMsPerRequest; the rest is the kernel (socket reads). */
   userCpuMsPerRequest: number
