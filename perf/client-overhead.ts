@@ -3,7 +3,8 @@
  * per second, and the client's timestamp error against the times the simulator wrote each event.
  * The simulator runs in its own process so the two do not share an event loop. Beside it: the
  * floor (plain undici on the same simulator, see client-floor.ts), the client's event-loop delay
- * and GC time during the run, and how early the simulator's own stamps are (see `simFlush`).
+ * and GC time during the run. The simulator flushes each event to its socket as it stamps it
+ * (src/sim/generation.ts uncorks after each write), so its stamp is when the event left.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -39,18 +40,6 @@ export interface ClientOverhead {
   requestsPerS: number
   ttftErrorMs: { median: number; p99: number }
   itlErrorMs: { median: number; p99: number }
-  /**
-   * The same errors measured against when the simulator's write burst ended instead of each
-   * event's own stamp (see {@link simFlush}): what is left is the client's own delay.
-   */
-  ttftErrorVsFlushMs: { median: number; p99: number }
-  itlErrorVsFlushMs: { median: number; p99: number }
-  /**
-   * How long after its stamp each event could first leave the simulator. The simulator stamps an
-   * event at `res.write`, but node:http corks the socket until the timer callback that writes the
-   * whole engine step returns, so every event of a step leaves when the step's last write is done.
-   */
-  simFlushMs: { median: number; p99: number; maxBurstEvents: number }
   /** The client's event-loop delay during the run (monitorEventLoopDelay, 10 ms resolution). */
   eventLoopDelayMs: { p50: number; p99: number; max: number }
   gc: { count: number; totalMs: number; maxMs: number }
@@ -125,25 +114,19 @@ export async function measureClientOverhead(
         t,
       ]),
     )
-    const flushed = flushTimes([...timings.values()].flatMap((t) => t.eventSentAtMs))
     const ttftErrors: number[] = []
     const itlErrors: number[] = []
-    const ttftFlushErrors: number[] = []
-    const itlFlushErrors: number[] = []
     for (const record of records) {
       const t = timings.get(record.requestId)
       if (!t || t.eventSentAtMs.length === 0) continue
       const sent = t.eventSentAtMs
-      const left = sent.map((ms) => flushed.at.get(ms) ?? ms)
       // How late the client stamped the first event against when the simulator wrote it. Both
       // processes stamp performance.timeOrigin + performance.now(), i.e. the same system clock.
       const firstArrivalMs = performance.timeOrigin + (record.startTimeS + record.ttftS) * 1000
       ttftErrors.push(Math.abs(firstArrivalMs - sent[0]!))
-      ttftFlushErrors.push(Math.abs(firstArrivalMs - left[0]!))
       // ITL errors are interval errors, free of any clock offset.
       record.itlS.forEach((gapS, i) => {
         itlErrors.push(Math.abs(gapS * 1000 - (sent[i + 1]! - sent[i]!)))
-        itlFlushErrors.push(Math.abs(gapS * 1000 - (left[i + 1]! - left[i]!)))
       })
     }
     const floor: FloorCost[] = []
@@ -166,13 +149,6 @@ export async function measureClientOverhead(
       requestsPerS: requests / (wallMs / 1000),
       ttftErrorMs: { median: percentile(ttftErrors, 50), p99: percentile(ttftErrors, 99) },
       itlErrorMs: { median: percentile(itlErrors, 50), p99: percentile(itlErrors, 99) },
-      ttftErrorVsFlushMs: { median: percentile(ttftFlushErrors, 50), p99: percentile(ttftFlushErrors, 99) },
-      itlErrorVsFlushMs: { median: percentile(itlFlushErrors, 50), p99: percentile(itlFlushErrors, 99) },
-      simFlushMs: {
-        median: percentile(flushed.delays, 50),
-        p99: percentile(flushed.delays, 99),
-        maxBurstEvents: flushed.maxBurstEvents,
-      },
       eventLoopDelayMs: {
         p50: ms(loopDelay.percentile(50)),
         p99: ms(loopDelay.percentile(99)),
@@ -200,32 +176,6 @@ function mainThreadCpuMs(): number | undefined {
   } catch {
     return undefined
   }
-}
-
-/** Writes closer together than this belong to one timer callback (one engine step). */
-const BURST_GAP_MS = 0.5
-
-/**
- * Groups the simulator's send stamps into write bursts (one per engine-step callback) and maps
- * each stamp to its burst's last stamp: the earliest time the corked sockets could be flushed.
- */
-function flushTimes(stamps: number[]): { at: Map<number, number>; delays: number[]; maxBurstEvents: number } {
-  const sorted = [...stamps].sort((a, b) => a - b)
-  const at = new Map<number, number>()
-  const delays: number[] = []
-  let maxBurstEvents = 0
-  for (let start = 0; start < sorted.length; ) {
-    let end = start
-    while (end + 1 < sorted.length && sorted[end + 1]! - sorted[end]! < BURST_GAP_MS) end++
-    const last = sorted[end]!
-    for (let i = start; i <= end; i++) {
-      at.set(sorted[i]!, last)
-      delays.push(last - sorted[i]!)
-    }
-    maxBurstEvents = Math.max(maxBurstEvents, end - start + 1)
-    start = end + 1
-  }
-  return { at, delays, maxBurstEvents }
 }
 
 export async function startSimProcess(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {

@@ -38,10 +38,6 @@ for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
       `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
   )
   console.log(
-    `    against the simulator's flush: TTFT error ${pair(r.ttftErrorVsFlushMs)}, ITL error ${pair(r.itlErrorVsFlushMs)}; ` +
-      `simulator stamp to flush ${pair(r.simFlushMs)}, up to ${r.simFlushMs.maxBurstEvents} events per write burst`,
-  )
-  console.log(
     `    event-loop delay p50 ${r.eventLoopDelayMs.p50.toFixed(1)} p99 ${r.eventLoopDelayMs.p99.toFixed(1)} max ${r.eventLoopDelayMs.max.toFixed(1)} ms; ` +
       `GC ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms total, max ${r.gc.maxMs.toFixed(1)} ms`,
   )
