@@ -2,16 +2,13 @@ import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import type { CustomAudioDatasetConfig } from '../config/bench-config.ts'
 import type { AudioInput, SampleRequest } from '../config/records.ts'
-import { DatasetError } from '../errors.ts'
 import { AudioHeaderError, audioInputOf } from './audio-duration.ts'
 import { renderUserPrompt } from './chat-prompt.ts'
+import { lineOutputLen, readCustomJsonl } from './custom-lines.ts'
 import type { DatasetContext } from './index.ts'
-import { fieldError, oversample, parseJsonl, readDatasetFile, shuffled, typeName } from './sampling.ts'
+import { fieldError, oversample, shuffled, typeName } from './sampling.ts'
 
 const NAME = 'custom_audio'
-
-/** `--custom-output-len -1`: take each line's `output_tokens`. */
-const PER_LINE_OUTPUT_LEN = -1
 
 /**
  * The `custom_audio` dataset (Python: `CustomAudioDataset`). Each JSONL line is
@@ -31,11 +28,8 @@ export async function generateCustomAudio(
   context: DatasetContext,
 ): Promise<SampleRequest[]> {
   const { path } = config
-  if (!path.endsWith('.jsonl'))
-    throw new DatasetError(`${NAME}: --dataset-path must be a .jsonl file (got ${path})`)
-  const rows = parseJsonl(NAME, path, await readDatasetFile(NAME, path))
-  const perLine = config.outputLen === PER_LINE_OUTPUT_LEN
-  const lines = rows.map(({ line, value }) => {
+  const lines = (await readCustomJsonl(NAME, path)).map((row) => {
+    const { line, value } = row
     const prompt = value.prompt ?? ''
     if (typeof prompt !== 'string')
       throw fieldError(NAME, path, line, 'prompt', `must be a string (got ${typeName(prompt)})`)
@@ -44,21 +38,8 @@ export async function generateCustomAudio(
       throw fieldError(NAME, path, line, 'audio', 'is missing (a WAV, FLAC or MP3 file path)')
     if (typeof audio !== 'string' || audio === '')
       throw fieldError(NAME, path, line, 'audio', `must be a file path (got ${JSON.stringify(audio)})`)
-    const tokens = value.output_tokens
-    if (tokens !== undefined && !(Number.isInteger(tokens) && (tokens as number) >= 1)) {
-      throw fieldError(
-        NAME,
-        path,
-        line,
-        'output_tokens',
-        `must be an integer of at least 1 (got ${JSON.stringify(tokens)})`,
-      )
-    }
-    if (perLine && tokens === undefined)
-      throw fieldError(NAME, path, line, 'output_tokens', 'is missing (needed by --custom-output-len -1)')
-    return { line, prompt, audio, outputLen: perLine ? (tokens as number) : config.outputLen }
+    return { line, prompt, audio, outputLen: lineOutputLen(NAME, path, row, config.outputLen) }
   })
-  if (lines.length === 0) throw new DatasetError(`${NAME}: ${path} has no lines`)
   const picked = shuffled(lines, context.seed, config.disableShuffle).slice(0, context.numPrompts)
   // The openai-audio path of Python templates whenever the tokenizer has a template (no note without
   // one); its chat path sends the prompt raw, for the server to template.

@@ -2,9 +2,10 @@ import { dirname, resolve } from 'node:path'
 import type { CustomImageDatasetConfig } from '../config/bench-config.ts'
 import type { ChatContentPart, MultiModalPart, SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
+import { readCustomJsonl } from './custom-lines.ts'
 import { ImageLoadError, imageRefUrl, loadImageAsDataUrl } from './image-ref.ts'
 import type { TokenizerFreeContext } from './index.ts'
-import { fieldError, oversample, parseJsonl, readDatasetFile, shuffled, typeName } from './sampling.ts'
+import { fieldError, oversample, shuffled, typeName } from './sampling.ts'
 
 const NAME = 'custom_image'
 
@@ -32,12 +33,7 @@ export async function generateCustomImage(
   context: TokenizerFreeContext,
 ): Promise<SampleRequest[]> {
   const { path } = config
-  if (!path.endsWith('.jsonl'))
-    throw new DatasetError(`${NAME}: --dataset-path must be a .jsonl file (got ${path})`)
-  const lines = parseJsonl(NAME, path, await readDatasetFile(NAME, path)).map(({ line, value }) =>
-    parseLine(path, line, value),
-  )
-  if (lines.length === 0) throw new DatasetError(`${NAME}: ${path} has no lines`)
+  const lines = (await readCustomJsonl(NAME, path)).map(({ line, value }) => parseLine(path, line, value))
   const picked = shuffled(lines, context.seed, config.disableShuffle).slice(0, context.numPrompts)
   const baseDir = dirname(resolve(path))
   const loaded = new Map<string, Promise<string>>()

@@ -1,14 +1,11 @@
 import type { CustomDatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
-import { DatasetError } from '../errors.ts'
 import { renderUserPrompt, usesChatTemplate } from './chat-prompt.ts'
+import { lineOutputLen, readCustomJsonl } from './custom-lines.ts'
 import type { TokenizerFreeContext } from './index.ts'
-import { fieldError, oversample, parseJsonl, readDatasetFile, shuffled, typeName } from './sampling.ts'
+import { fieldError, oversample, shuffled, typeName } from './sampling.ts'
 
 const NAME = 'custom'
-
-/** `--custom-output-len -1`: take each line's `output_tokens`. */
-export const PER_LINE_OUTPUT_LEN = -1
 
 /**
  * The `custom` dataset (Python: `CustomDataset`; Rust §4.7). Each JSONL line is
@@ -24,31 +21,14 @@ export async function generateCustom(
   context: TokenizerFreeContext,
 ): Promise<SampleRequest[]> {
   const { path } = config
-  if (!path.endsWith('.jsonl'))
-    throw new DatasetError(`${NAME}: --dataset-path must be a .jsonl file (got ${path})`)
-  const rows = parseJsonl(NAME, path, await readDatasetFile(NAME, path))
-  const perLine = config.outputLen === PER_LINE_OUTPUT_LEN
-  const lines = rows.map(({ line, value }) => {
+  const lines = (await readCustomJsonl(NAME, path)).map((row) => {
+    const { line, value } = row
     const prompt = value.prompt
     if (prompt === undefined) throw fieldError(NAME, path, line, 'prompt', 'is missing')
     if (typeof prompt !== 'string')
       throw fieldError(NAME, path, line, 'prompt', `must be a string (got ${typeName(prompt)})`)
-    const tokens = value.output_tokens
-    if (tokens !== undefined && !(Number.isInteger(tokens) && (tokens as number) >= 1)) {
-      throw fieldError(
-        NAME,
-        path,
-        line,
-        'output_tokens',
-        `must be an integer of at least 1 (got ${JSON.stringify(tokens)})`,
-      )
-    }
-    if (perLine && tokens === undefined) {
-      throw fieldError(NAME, path, line, 'output_tokens', 'is missing (needed by --custom-output-len -1)')
-    }
-    return { prompt, outputLen: perLine ? (tokens as number) : config.outputLen }
+    return { prompt, outputLen: lineOutputLen(NAME, path, row, config.outputLen) }
   })
-  if (lines.length === 0) throw new DatasetError(`${NAME}: ${path} has no lines`)
   const picked = shuffled(lines, context.seed, config.disableShuffle).slice(0, context.numPrompts)
   const requests: SampleRequest[] = []
   const { tokenizer } = context
