@@ -92,6 +92,7 @@ export function matchBaseline(
         limit: Number.NaN,
         unit: plan.unit,
         pass: false,
+        verdict: 'fail',
         detail: 'no samples',
       })
       lines.push(`  ✗ ${metric}: no samples in the ${before.length === 0 ? 'baseline' : 'current run'}`)
@@ -112,6 +113,9 @@ export function matchBaseline(
       limit: c.baseline,
       unit: plan.unit,
       pass: !c.regressed,
+      verdict: c.regressed ? 'fail' : 'pass',
+      interval: c.relativeCi,
+      pValue: c.pValue,
       detail,
     })
     const note = c.regressed ? '' : c.pastTolerance ? ' — not significant' : ''

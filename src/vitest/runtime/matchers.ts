@@ -61,6 +61,7 @@ export const servebenchMatchers = {
         limit: expectation.min,
         unit: 'fraction',
         pass: fraction >= expectation.min,
+        verdict: fraction >= expectation.min ? 'pass' : 'fail',
       })
     }
     if (expectation.minRps !== undefined) {
@@ -71,6 +72,7 @@ export const servebenchMatchers = {
         limit: expectation.minRps,
         unit: 'req/s',
         pass: rps >= expectation.minRps,
+        verdict: rps >= expectation.minRps ? 'pass' : 'fail',
       })
     }
     const met = checks.every((c) => c.pass)
@@ -119,7 +121,13 @@ function finish(
 ): MatcherResult {
   const outcome = pass !== Boolean(ctx.isNot)
   // Appended, never assigned: several matchers (and `.not`) may run in one benchmark.
-  ctx.task?.meta.servebench?.verdicts.push({ matcher, pass: outcome, summary, checks })
+  ctx.task?.meta.servebench?.verdicts.push({
+    matcher,
+    pass: outcome,
+    verdict: outcome ? 'pass' : 'fail',
+    summary,
+    checks,
+  })
   const body = [summary, ...lines].join('\n')
   return {
     pass,
@@ -197,6 +205,7 @@ function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
         limit,
         unit: 'ms',
         pass: actual <= limit,
+        verdict: actual <= limit ? 'pass' : 'fail',
       })
     }
   }
@@ -208,6 +217,7 @@ function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
       limit: slo.requestThroughput.min,
       unit: 'req/s',
       pass: actual >= slo.requestThroughput.min,
+      verdict: actual >= slo.requestThroughput.min ? 'pass' : 'fail',
     })
   }
   if (slo.outputThroughput && isBenchResult(result)) {
@@ -218,6 +228,7 @@ function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
       limit: slo.outputThroughput.min,
       unit: 'tok/s',
       pass: actual >= slo.outputThroughput.min,
+      verdict: actual >= slo.outputThroughput.min ? 'pass' : 'fail',
     })
   }
   if (slo.errorRate !== undefined) {
@@ -229,6 +240,7 @@ function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
       limit: slo.errorRate,
       unit: 'fraction',
       pass: actual <= slo.errorRate,
+      verdict: actual <= slo.errorRate ? 'pass' : 'fail',
     })
   }
   if (slo.failed !== undefined) {
@@ -239,6 +251,7 @@ function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
       limit: slo.failed,
       unit: 'count',
       pass: failed <= slo.failed,
+      verdict: failed <= slo.failed ? 'pass' : 'fail',
     })
   }
   return checks

@@ -69,6 +69,13 @@ export interface BaselineExpectation {
   test?: 'both' | 'bootstrap' | 'mann-whitney'
 }
 
+/**
+ * The four outcomes of a check or a benchmark: `pass` (the interval is within the bound), `fail`
+ * (outside it), `inconclusive` (it straddles the bound at this sample size) or `invalid` (the
+ * client, not the server, set the numbers).
+ */
+export type VerdictValue = 'pass' | 'fail' | 'inconclusive' | 'invalid'
+
 /** One checked number of a verdict. */
 export interface VerdictCheck {
   /** `p99 TTFT`, `request throughput`, … */
@@ -77,7 +84,15 @@ export interface VerdictCheck {
   /** The bound; for baselines, the baseline value. */
   limit: number
   unit: string
+  /** Whether the check lets the assertion pass under the verdict policy. */
   pass: boolean
+  verdict: VerdictValue
+  /** Confidence interval of `actual` (SLOs) or of the relative change (baselines). */
+  interval?: [number, number]
+  /** One-sided p-value of a baseline regression. */
+  pValue?: number
+  /** For an inconclusive check: about how many requests would decide it. */
+  neededRequests?: number
   /** Extra evidence, e.g. the baseline comparison's interval and p-value. */
   detail?: string
 }
@@ -87,6 +102,8 @@ export interface Verdict {
   matcher: 'toMeetSLO' | 'toHaveGoodput' | 'toMatchBaseline'
   /** Outcome of the assertion as written (`.not` included). */
   pass: boolean
+  /** The worst of its checks' verdicts (`fail` > `invalid` > `inconclusive` > `pass`). */
+  verdict: VerdictValue
   /** First line of the message: the verdict with numbers and units. */
   summary: string
   checks: VerdictCheck[]
