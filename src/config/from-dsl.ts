@@ -24,6 +24,7 @@ import { type MultiTurnDatasetSpec, resolveMultiTurnSpec } from './multi-turn-ds
 import { type RandomMmDatasetSpec, resolveRandomMmSpec } from './random-mm-dsl.ts'
 import { type RandomRerankDatasetSpec, resolveRandomRerankSpec } from './random-rerank-dsl.ts'
 import { checkLoraModules } from './resolve-model-flags.ts'
+import type { VerdictOptions } from './verdict-options.ts'
 
 /** Where and how to send requests. Every field is optional; see {@link ResolvedEndpoint}. */
 export interface EndpointOptions {
@@ -192,6 +193,12 @@ export interface ServeBenchOptions {
   failOnErrorRatio?: number
   /** Vitest timeout of this benchmark in ms. @default the project's testTimeout */
   timeoutMs?: number
+  /**
+   * How its checks are decided: the budget of extra rounds, the inconclusive policy, retries of an
+   * invalid run, baseline runs. Not part of `BenchConfig` or its fingerprint; see
+   * docs/statistics.md. @default see `VerdictOptions`
+   */
+  verdicts?: VerdictOptions
 }
 
 /** What the face knows about where it runs. */

@@ -3,6 +3,9 @@
  * `$GITHUB_STEP_SUMMARY`. Pure: the Vitest reporter writes it.
  */
 
+/** `pass`, `fail`, `inconclusive` (undecided at this sample size) or `invalid` (the client was the bottleneck). */
+export type SummaryVerdictValue = 'pass' | 'fail' | 'inconclusive' | 'invalid'
+
 /** One checked number of a verdict. */
 export interface SummaryCheck {
   metric: string
@@ -10,6 +13,10 @@ export interface SummaryCheck {
   limit: number
   unit: string
   pass: boolean
+  verdict: SummaryVerdictValue
+  interval?: [number, number]
+  pValue?: number
+  neededRequests?: number
   detail?: string
 }
 
@@ -17,6 +24,7 @@ export interface SummaryCheck {
 export interface SummaryVerdict {
   matcher: string
   pass: boolean
+  verdict: SummaryVerdictValue
   summary: string
   checks: SummaryCheck[]
 }
@@ -45,6 +53,16 @@ export interface SummaryBenchmark {
   /** `describe > benchmark`. */
   name: string
   state: 'passed' | 'failed' | 'skipped' | 'pending'
+  /**
+   * The benchmark's verdict: `invalid` when the client self-check found it saturated, else the
+   * worst of its checks (`fail` > `inconclusive` > `pass`); `fail` for a failed benchmark without
+   * a failing check (an error); null when it did not run.
+   */
+  verdict: SummaryVerdictValue | null
+  /** Why the run is invalid, in the client self-check's words. */
+  invalidReason?: string
+  /** Rounds the run took to decide its checks. */
+  rounds?: number
   durationMs: number | null
   /** Configuration fingerprint (what the baseline is keyed on). */
   fingerprint: string
@@ -65,6 +83,8 @@ export interface RunSummary {
 }
 
 const STATE_ICON = { passed: '✅', failed: '❌', skipped: '⏭️', pending: '⏸️' } as const
+const VERDICT_ICON = { pass: '✅', fail: '❌', inconclusive: '❔', invalid: '⚠️' } as const
+const CHECK_MARK = { pass: '✓', fail: '✗', inconclusive: '?', invalid: '!' } as const
 
 /** Renders the summary as GitHub-flavoured Markdown. */
 export function renderMarkdownSummary(summary: RunSummary): string {
@@ -75,7 +95,9 @@ export function renderMarkdownSummary(summary: RunSummary): string {
   const rows = benchmarks.map((b) => {
     const m = b.metrics
     const cells = [
-      STATE_ICON[b.state],
+      b.verdict === 'invalid' || (b.verdict === 'inconclusive' && b.state === 'passed')
+        ? VERDICT_ICON[b.verdict]
+        : STATE_ICON[b.state],
       escapeCell(`${b.file} › ${b.name}`),
       m ? `${m.completed}${m.failed > 0 ? ` (${m.failed} failed)` : ''}` : '–',
       m ? fixed(m.request_throughput, 2) : '–',
@@ -93,13 +115,14 @@ export function renderMarkdownSummary(summary: RunSummary): string {
   ]
   const verdicts: string[] = []
   for (const b of benchmarks) {
+    if (b.invalidReason)
+      verdicts.push(`- ⚠️ **${escapeCell(b.name)}** invalid: ${escapeCell(b.invalidReason)}`)
     for (const v of b.verdicts) {
-      verdicts.push(
-        `- ${v.pass ? '✅' : '❌'} **${escapeCell(b.name)}** \`${v.matcher}\`: ${escapeCell(v.summary)}`,
-      )
-      for (const c of v.checks.filter((c) => c.detail !== undefined || !v.pass)) {
+      const icon = v.pass && v.verdict !== 'pass' ? VERDICT_ICON[v.verdict] : v.pass ? '✅' : '❌'
+      verdicts.push(`- ${icon} **${escapeCell(b.name)}** \`${v.matcher}\`: ${escapeCell(v.summary)}`)
+      for (const c of v.checks.filter((c) => c.detail !== undefined || !v.pass || c.verdict !== 'pass')) {
         verdicts.push(
-          `  - ${c.pass ? '✓' : '✗'} ${escapeCell(c.metric)}${c.detail ? `: ${escapeCell(c.detail)}` : ''}`,
+          `  - ${CHECK_MARK[c.verdict] ?? (c.pass ? '✓' : '✗')} ${escapeCell(c.metric)}${c.detail ? `: ${escapeCell(c.detail)}` : ''}`,
         )
       }
     }

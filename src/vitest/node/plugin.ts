@@ -70,6 +70,9 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           fileParallelism: false,
           maxWorkers: 1,
           isolate: test.isolate ?? false,
+          // A failed check points at the user's assertion, not at servebench's own frames.
+          onStackTrace: (error, frame) =>
+            !frame.file.startsWith(PACKAGE_ROOT) && (test.onStackTrace?.(error, frame) ?? true),
           ...(test.benchmark?.include ? {} : { benchmark: { include: ['**/*.bench.?(c|m)[jt]s?(x)'] } }),
         },
       }
@@ -129,6 +132,9 @@ export function assertTimelineOption(timeline: unknown): void {
     )
   }
 }
+
+// servebench's own files: `<package>/src` in the repository, `<package>/dist` once installed.
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 function runtimeFile(name: 'runner' | 'setup'): string {
   const here = import.meta.url

@@ -7,6 +7,7 @@ const bench = (metrics: SummaryBenchmark['metrics']): SummaryBenchmark => ({
   file: 'embed.bench.ts',
   name: 'embeddings',
   state: 'passed',
+  verdict: 'pass',
   durationMs: 10,
   fingerprint: '0123456789abcdef',
   resultFile: null,

@@ -7,6 +7,7 @@ import {
   renderMarkdownSummary,
   type SummaryBenchmark,
   type SummaryMetrics,
+  type SummaryVerdictValue,
 } from '../../report/markdown.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
@@ -151,6 +152,9 @@ export class ServebenchReporter implements Reporter {
       file,
       name: testCase.fullName,
       state: state === 'pending' ? 'pending' : state,
+      verdict: benchmarkVerdict(state, meta),
+      ...(meta.invalid ? { invalidReason: meta.invalid } : {}),
+      ...(meta.rounds !== undefined ? { rounds: meta.rounds } : {}),
       durationMs: testCase.diagnostic()?.duration ?? null,
       fingerprint: meta.fingerprint,
       resultFile,
@@ -178,6 +182,18 @@ export class ServebenchReporter implements Reporter {
   }
 }
 
+const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
+
+function benchmarkVerdict(state: string, meta: ServeBenchMeta): SummaryVerdictValue | null {
+  if (meta.invalid) return 'invalid'
+  if (state === 'skipped' || state === 'pending') return null
+  let worst: SummaryVerdictValue = 'pass'
+  for (const v of meta.verdicts)
+    for (const value of [v.verdict, ...v.checks.map((c) => c.verdict)])
+      if (SEVERITY.indexOf(value) > SEVERITY.indexOf(worst)) worst = value
+  return state === 'failed' && worst === 'pass' ? 'fail' : worst
+}
+
 function metricsOf(r: ServeBenchResult): SummaryMetrics {
   const num = (k: string): number | null => (typeof r[k] === 'number' ? (r[k] as number) : null)
   return {
@@ -197,8 +213,18 @@ function metricsOf(r: ServeBenchResult): SummaryMetrics {
 
 /** `servebench ✓ chat.bench.ts › short chat  40 ok · 19.81 req/s · 1267.4 tok/s · TTFT 12.3/45.6 ms mean/p99 · TPOT 10.10 ms`. */
 export function consoleLine(b: SummaryBenchmark): string {
-  const icon = b.state === 'passed' ? '✓' : b.state === 'failed' ? '✗' : '↓'
-  const head = `servebench ${icon} ${b.file} › ${b.name}`
+  const icon =
+    b.verdict === 'invalid'
+      ? '!'
+      : b.state === 'passed'
+        ? b.verdict === 'inconclusive'
+          ? '?'
+          : '✓'
+        : b.state === 'failed'
+          ? '✗'
+          : '↓'
+  const tag = b.verdict === 'invalid' ? ' [invalid]' : b.verdict === 'inconclusive' ? ' [inconclusive]' : ''
+  const head = `servebench ${icon} ${b.file} › ${b.name}${tag}`
   const m = b.metrics
   if (!m) return `${head}  (${b.state === 'failed' ? 'no result' : b.state})`
   const f = (v: number | null | undefined, d: number): string => (v == null ? '–' : v.toFixed(d))

@@ -3,6 +3,7 @@ import { type TestContext, test } from 'vitest'
 import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { benchConfigFromDsl, configFingerprint, type ServeBenchOptions } from '../../config/from-dsl.ts'
+import { resolveVerdictOptions } from '../../config/verdict-options.ts'
 import { EndpointError } from '../../errors.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
@@ -10,9 +11,10 @@ import {
   DEFAULT_MAX_FAILURE_RATIO,
   describeFailureRatio,
 } from '../../runner/failure-ratio.ts'
-import { runBenchmark } from '../../runner/run-benchmark.ts'
+import { type RunOutcome, runBenchmark } from '../../runner/run-benchmark.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
-import { lateResults } from './late-results.ts'
+import { baselineReplicates, lateResults } from './late-results.ts'
+import { runInRounds } from './rounds.ts'
 import { failedCount } from './samples.ts'
 
 /**
@@ -71,11 +73,14 @@ function define(api: TestLike): ServeBenchFn {
       simulatorTokenizer: settings.simulatorTokenizer,
       env: process.env,
     })
+    const verdictOptions = resolveVerdictOptions(options.verdicts, name)
     const fingerprint = configFingerprint(config)
     const collected: ServeBenchMeta = {
       name,
       fingerprint,
       verdicts: [],
+      confidence: verdictOptions.confidence,
+      inconclusivePolicy: verdictOptions.inconclusive,
       ...(config.goodput ? { goodput: config.goodput } : {}),
     }
     const testOptions = {
@@ -85,23 +90,42 @@ function define(api: TestLike): ServeBenchFn {
     api(name, testOptions, async ({ task, signal }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
-      const measured = runBenchmark(config, { signal, httpClient: clientFor(config) })
+      let pending: Promise<RunOutcome> | undefined
       // A cancelled run (Ctrl+C in watch mode, --bail) settles the task at once, before the
       // benchmark has drained; the runner waits for these and sends the late result.
       const onAbort = (): void => {
-        lateResults().set(task, measured)
+        if (pending) lateResults().set(task, pending)
       }
       signal.addEventListener('abort', onAbort, { once: true })
-      const outcome = await measured.finally(() => signal.removeEventListener('abort', onAbort))
+      const judged = await runInRounds({
+        config,
+        options: verdictOptions,
+        task,
+        meta,
+        ...(assertions ? { assertions } : {}),
+        measure: (roundConfig) => {
+          pending = runBenchmark(roundConfig, { signal, httpClient: clientFor(roundConfig) })
+          return pending
+        },
+      }).finally(() => signal.removeEventListener('abort', onAbort))
+      const { outcome } = judged
       const result: ServeBenchResult =
         outcome.task === 'pooling' ? (outcome.result as unknown as PoolingBenchResult) : outcome.result
       // Stored before the assertions run, so a missed SLO still reports its numbers.
       meta.result = result
       meta.interrupted = outcome.interrupted
+      meta.rounds = judged.rounds
+      if (judged.invalid) meta.invalid = judged.invalid
+      if (judged.baselineRuns.length > 0) baselineReplicates().set(task, judged.baselineRuns)
       assertSomeAnswered(config, result)
       const warning = assertFailureRatio(config, outcome.records)
       if (warning) meta.warnings = [warning]
       await assertions?.(result)
+      if (meta.invalid) {
+        throw new Error(
+          `invalid: ${meta.invalid} (the run was retried ${verdictOptions.retryInvalid} time${verdictOptions.retryInvalid === 1 ? '' : 's'})`,
+        )
+      }
     })
   }
 }

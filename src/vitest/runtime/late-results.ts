@@ -13,3 +13,16 @@ export function lateResults(): Map<RunnerTestCase, Promise<unknown>> {
   g[LATE] ??= new Map()
   return g[LATE]
 }
+
+const REPLICATES = Symbol.for('servebench.baselineReplicates')
+
+/**
+ * The extra whole runs a benchmark made to record a multi-run baseline (`verdicts.baselineRuns`),
+ * for `toMatchBaseline` to store with the run it is given. Kept in the worker, out of task meta
+ * (which is sent to the main process).
+ */
+export function baselineReplicates(): WeakMap<RunnerTestCase, unknown[]> {
+  const g = globalThis as { [REPLICATES]?: WeakMap<RunnerTestCase, unknown[]> }
+  g[REPLICATES] ??= new WeakMap()
+  return g[REPLICATES]
+}

@@ -39,9 +39,9 @@ describe('toMeetSLO', () => {
     expect(r.pass).toBe(false)
     expect(r.message()).toMatchInlineSnapshot(`
       "SLO missed: p50 TTFT 200.0 ms > 150 ms; error rate 25.0% > 10%
-        ✗ p50 TTFT 200.0 ms > 150 ms
+        ? p50 TTFT 200.0 ms > 150 ms (95% CI −∞ … ∞ ms) — inconclusive; about 40 requests would decide it
         ✓ max TTFT 300.0 ms ≤ 1000 ms
-        ✗ error rate 25.0% > 10%"
+        ? error rate 25.0% > 10% (95% CI 4.6% … 69.9%) — inconclusive; about 16 requests would decide it"
     `)
   })
 
@@ -86,8 +86,8 @@ describe('toHaveGoodput', () => {
     expect(r.pass).toBe(false)
     expect(r.message()).toMatchInlineSnapshot(`
       "Goodput missed: request goodput 1.00 req/s < 2 req/s (2 of 4 requests within TTFT ≤ 250 ms)
-        ✓ goodput 50.0% ≥ 50%
-        ✗ request goodput 1.00 req/s < 2 req/s"
+        ? goodput 50.0% ≥ 50% (95% CI 15.0% … 85.0%) — inconclusive; more requests would not decide it (the estimate sits on the bound)
+        ✗ request goodput 1.00 req/s < 2 req/s (95% CI 0.30 … 1.70 req/s)"
     `)
   })
 
@@ -136,7 +136,7 @@ describe('matchers on a pooling result', () => {
         ✓ max E2EL 40.0 ms ≤ 50 ms
         ✗ mean E2EL 30.0 ms > 25 ms
         ✓ request throughput 2.00 req/s ≥ 1 req/s
-        ✓ error rate 33.3% ≤ 50%
+        ? error rate 33.3% ≤ 50% (95% CI 6.1% … 79.2%) — inconclusive; about 35 requests would decide it
         ✗ failed requests 1 > 0"
     `)
   })
@@ -168,5 +168,100 @@ describe('matchers on a pooling result', () => {
         'toHaveGoodput: a pooling run (openai-embeddings) has no token stream, so its goodput SLO can bound only e2el (got TTFT ≤ 250 ms)',
       ),
     )
+  })
+})
+
+// 400 requests with TTFTs 1–400 ms: enough for a p90 interval from order statistics.
+function many(n = 400): BenchResult {
+  const ttfts = Array.from({ length: n }, (_, i) => (i + 1) / 1000)
+  return {
+    completed: n,
+    failed: 0,
+    duration: 10,
+    request_throughput: n / 10,
+    output_throughput: (n * 5) / 10,
+    ttfts,
+    latencies: ttfts.map((t) => t + 0.4),
+    itls: ttfts.map(() => [0.1, 0.1, 0.1, 0.1]),
+    output_lens: ttfts.map(() => 5),
+    input_lens: ttfts.map(() => 8),
+    start_times: ttfts.map((_, i) => i / 40),
+    errors: ttfts.map(() => ''),
+  } as unknown as BenchResult
+}
+
+describe('three-valued verdicts', () => {
+  it('passes when the whole interval is within the bound, fails when it is outside, else is inconclusive', () => {
+    // p90 of 1..400 ms is 360.1 ms; its 95% interval from order statistics is about 348 … 372 ms.
+    const verdictAt = (limit: number): string => {
+      const ctx = context()
+      servebenchMatchers.toMeetSLO.call(ctx as never, many(), { ttft: { p90: limit } })
+      return ctx.task.meta.servebench.verdicts[0]!.checks[0]!.verdict
+    }
+    expect(verdictAt(400)).toBe('pass')
+    expect(verdictAt(300)).toBe('fail')
+    expect(verdictAt(361)).toBe('inconclusive')
+    expect(verdictAt(359)).toBe('inconclusive')
+  })
+
+  it('decides exactly at the interval ends: an upper end equal to the bound passes', () => {
+    const ctx = context()
+    servebenchMatchers.toMeetSLO.call(ctx as never, many(), { ttft: { p90: 400 } })
+    const [lo, hi] = ctx.task.meta.servebench.verdicts[0]!.checks[0]!.interval!
+    const at = (limit: number): string => {
+      const c = context()
+      servebenchMatchers.toMeetSLO.call(c as never, many(), { ttft: { p90: limit } })
+      return c.task.meta.servebench.verdicts[0]!.checks[0]!.verdict
+    }
+    expect(at(hi)).toBe('pass')
+    expect(at(lo)).toBe('inconclusive')
+    expect(at(lo - 0.001)).toBe('fail')
+  })
+
+  it('applies the inconclusive policy: point (the estimate decides), fail, warn', () => {
+    const run = (policy: 'point' | 'fail' | 'warn', limit: number): boolean => {
+      const ctx = context()
+      ctx.task.meta.servebench.inconclusivePolicy = policy
+      return servebenchMatchers.toMeetSLO.call(ctx as never, many(), { ttft: { p90: limit } }).pass
+    }
+    expect([run('point', 365), run('point', 355)]).toEqual([true, false])
+    expect([run('fail', 365), run('fail', 355)]).toEqual([false, false])
+    expect([run('warn', 365), run('warn', 355)]).toEqual([true, true])
+  })
+
+  it('says how many requests would decide an inconclusive check', () => {
+    const ctx = context()
+    const r = servebenchMatchers.toMeetSLO.call(ctx as never, many(100), { ttft: { p99: 200 } })
+    const check = ctx.task.meta.servebench.verdicts[0]!.checks[0]!
+    // The upper bound of p99 needs at least 367 samples to exist at all.
+    expect(check.verdict).toBe('inconclusive')
+    expect(check.neededRequests).toBeGreaterThanOrEqual(367)
+    expect(r.pass).toBe(true)
+    expect(r.message()).toMatch(
+      /^ {2}\? p99 TTFT 99\.0 ms ≤ 200 ms \(95% CI .* … ∞ ms\) — inconclusive; about \d+ requests would decide it$/m,
+    )
+  })
+
+  it('in probe mode records the verdict and never fails the assertion', () => {
+    const ctx = context()
+    ctx.task.meta.servebench.probing = true
+    const r = servebenchMatchers.toMeetSLO.call(ctx as never, many(), { ttft: { p90: 100 } })
+    expect(r.pass).toBe(true)
+    expect(ctx.task.meta.servebench.verdicts[0]).toMatchObject({ verdict: 'fail', pass: false })
+  })
+
+  it('marks every check of an invalid run invalid and fails with the reason', () => {
+    const ctx = context()
+    ctx.task.meta.servebench.invalid =
+      'event-loop delay p99 38 ms: the client, not the server, set these latencies'
+    const r = servebenchMatchers.toMeetSLO.call(ctx as never, many(), { ttft: { p90: 400 } })
+    expect(r.pass).toBe(false)
+    expect(r.message().split('\n')[0]).toBe(
+      'SLO invalid: event-loop delay p99 38 ms: the client, not the server, set these latencies',
+    )
+    expect(ctx.task.meta.servebench.verdicts[0]).toMatchObject({
+      verdict: 'invalid',
+      checks: [{ verdict: 'invalid' }],
+    })
   })
 })

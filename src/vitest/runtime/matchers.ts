@@ -1,22 +1,24 @@
 import { inject, type RunnerTestCase } from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
-import type { RequestRecord } from '../../config/records.ts'
-import { isGood } from '../../metrics/goodput.ts'
-import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
+import type {
+  GoodputExpectation,
+  ServeBenchResult,
+  SloSpec,
+  Verdict,
+  VerdictCheck,
+  VerdictValue,
+} from '../shared/meta.ts'
 import { matchBaseline } from './baseline.ts'
+import { baselineFilePath, readBaseline } from './baseline-store.ts'
 import {
-  failedCount,
   isBenchResult,
   isServeBenchResult,
   LATENCY_METRICS,
-  type LatencyMetric,
-  latencySamplesMs,
   METRIC_LABELS,
   POOLING_LATENCY_METRICS,
-  requestCount,
   statisticOf,
-  succeeded,
 } from './samples.ts'
+import { checkGoodput, checkSlo } from './slo-checks.ts'
 
 /** The part of Vitest's matcher context the matchers read. */
 interface MatcherContext {
@@ -27,8 +29,6 @@ interface MatcherContext {
 interface MatcherResult {
   pass: boolean
   message: () => string
-  actual: unknown
-  expected: unknown
 }
 
 const SLO_KEYS = [...LATENCY_METRICS, 'requestThroughput', 'outputThroughput', 'errorRate', 'failed'] as const
@@ -37,48 +37,21 @@ const SLO_KEYS = [...LATENCY_METRICS, 'requestThroughput', 'outputThroughput', '
 export const servebenchMatchers = {
   toMeetSLO(this: MatcherContext, received: unknown, slo: SloSpec): MatcherResult {
     const result = requireResult('toMeetSLO', received)
-    const checks = checkSlo(result, validateSlo(slo, result))
-    const met = checks.every((c) => c.pass)
-    const failedChecks = checks.filter((c) => !c.pass)
-    const summary = met
-      ? `SLO met: ${checks.map(formatCheck).join('; ')}`
-      : `SLO missed: ${failedChecks.map(formatCheck).join('; ')}`
-    return finish(this, 'toMeetSLO', met, summary, checks, slo)
+    const checks = checkSlo(result, validateSlo(slo, result), confidenceOf(this))
+    return finish(this, 'toMeetSLO', checks, (met, shown) => `${met ? 'SLO met' : 'SLO missed'}: ${shown}`)
   },
 
   toHaveGoodput(this: MatcherContext, received: unknown, expectation: GoodputExpectation): MatcherResult {
     const result = requireResult('toHaveGoodput', received)
     const slo = validateGoodput(expectation, this.task?.meta.servebench?.goodput, result)
-    const total = requestCount(result)
-    let good = 0
-    for (let i = 0; i < result.latencies.length; i++) if (isGood(recordAt(result, i), slo)) good++
-    const checks: VerdictCheck[] = []
-    const fraction = total === 0 ? 0 : good / total
-    if (expectation.min !== undefined) {
-      checks.push({
-        metric: 'goodput',
-        actual: fraction,
-        limit: expectation.min,
-        unit: 'fraction',
-        pass: fraction >= expectation.min,
-        verdict: fraction >= expectation.min ? 'pass' : 'fail',
-      })
-    }
-    if (expectation.minRps !== undefined) {
-      const rps = result.duration > 0 ? good / result.duration : 0
-      checks.push({
-        metric: 'request goodput',
-        actual: rps,
-        limit: expectation.minRps,
-        unit: 'req/s',
-        pass: rps >= expectation.minRps,
-        verdict: rps >= expectation.minRps ? 'pass' : 'fail',
-      })
-    }
-    const met = checks.every((c) => c.pass)
+    const { checks, good, total } = checkGoodput(result, expectation, slo, confidenceOf(this))
     const what = `${good} of ${total} requests within ${formatGoodputSlo(slo)}`
-    const summary = `${met ? 'Goodput met' : 'Goodput missed'}: ${(met ? checks : checks.filter((c) => !c.pass)).map(formatCheck).join('; ')} (${what})`
-    return finish(this, 'toHaveGoodput', met, summary, checks, expectation)
+    return finish(
+      this,
+      'toHaveGoodput',
+      checks,
+      (met, shown) => `${met ? 'Goodput met' : 'Goodput missed'}: ${shown} (${what})`,
+    )
   },
 
   toMatchBaseline(this: MatcherContext, received: unknown, expectation: unknown = {}): MatcherResult {
@@ -90,51 +63,129 @@ export const servebenchMatchers = {
         'toMatchBaseline works only inside serveBench assertions (it needs the benchmark name and file)',
       )
     }
-    const outcome = matchBaseline(result, expectation, {
+    const ctx = {
       file: task.file.filepath,
       name: task.fullTestName ?? task.name,
       fingerprint: meta.fingerprint,
       update: inject('servebench:update') ?? 'new',
       baselineDir: inject('servebench:baselineDir') ?? '__baselines__',
       root: inject('servebench:root') ?? process.cwd(),
-    })
-    return finish(
-      this,
-      'toMatchBaseline',
-      outcome.pass,
-      outcome.summary,
-      outcome.checks,
-      expectation,
-      outcome.lines,
+    }
+    // A probe between rounds only compares: it writes nothing, and notes that the final pass will.
+    if (meta.probing && willRecord(ctx)) {
+      meta.verdicts.push({
+        matcher: 'toMatchBaseline',
+        pass: true,
+        verdict: 'pass',
+        summary: '',
+        checks: [],
+        recording: true,
+      })
+      return { pass: !this.isNot, message: () => 'baseline to be recorded' }
+    }
+    const outcome = matchBaseline(result, expectation, ctx)
+    if (outcome.checks.length === 0) {
+      // Written, missing or stale: no comparison, the summary says it all.
+      const recording = outcome.pass
+      meta.verdicts.push({
+        matcher: 'toMatchBaseline',
+        pass: outcome.pass !== this.isNot,
+        verdict: outcome.pass ? 'pass' : 'fail',
+        summary: outcome.summary,
+        checks: [],
+        ...(recording ? { recording } : {}),
+      })
+      const body = [outcome.summary, ...outcome.lines].join('\n')
+      return {
+        pass: outcome.pass,
+        message: () => (this.isNot ? `expected toMatchBaseline to fail, but it passed:\n${body}` : body),
+      }
+    }
+    return finish(this, 'toMatchBaseline', outcome.checks, (met, shown) =>
+      met ? outcome.summary : `Baseline regression: ${shown}`,
     )
   },
 }
 
+/** What a check prints as its verdict: `✓`, `✗`, `?` (inconclusive) or `!` (invalid). */
+const MARKS: Record<VerdictValue, string> = { pass: '✓', fail: '✗', inconclusive: '?', invalid: '!' }
+const SEVERITY: VerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
+
 function finish(
   ctx: MatcherContext,
   matcher: Verdict['matcher'],
-  pass: boolean,
-  summary: string,
-  checks: VerdictCheck[],
-  expected: unknown,
-  lines: string[] = checks.map((c) => `  ${c.pass ? '✓' : '✗'} ${formatCheck(c)}`),
+  judged: VerdictCheck[],
+  summarize: (met: boolean, shown: string) => string,
 ): MatcherResult {
-  const outcome = pass !== Boolean(ctx.isNot)
-  // Appended, never assigned: several matchers (and `.not`) may run in one benchmark.
-  ctx.task?.meta.servebench?.verdicts.push({
-    matcher,
-    pass: outcome,
-    verdict: outcome ? 'pass' : 'fail',
-    summary,
-    checks,
+  const meta = ctx.task?.meta.servebench
+  const policy = meta?.inconclusivePolicy ?? 'point'
+  const checks = judged.map((c): VerdictCheck => {
+    if (meta?.invalid) return { ...c, verdict: 'invalid', pass: false }
+    if (c.verdict !== 'inconclusive') return c
+    // The policy of a check the budget left undecided: `point` keeps the point estimate's side.
+    return { ...c, pass: policy === 'warn' ? true : policy === 'fail' ? false : c.pass }
   })
-  const body = [summary, ...lines].join('\n')
-  return {
-    pass,
-    message: () => (ctx.isNot ? `expected ${matcher} to fail, but it passed:\n${body}` : body),
-    actual: Object.fromEntries(checks.map((c) => [c.metric, c.actual])),
-    expected: checks.length > 0 ? Object.fromEntries(checks.map((c) => [c.metric, c.limit])) : expected,
+  const met = checks.every((c) => c.pass)
+  const verdict = checks.reduce<VerdictValue>(
+    (worst, c) => (SEVERITY.indexOf(c.verdict) > SEVERITY.indexOf(worst) ? c.verdict : worst),
+    'pass',
+  )
+  const shown = (met ? checks : checks.filter((c) => !c.pass))
+    .map((c) => (c.detail ? `${c.metric} ${c.detail}` : formatCheck(c)))
+    .join('; ')
+  const what = matcher === 'toMatchBaseline' ? 'Baseline' : matcher === 'toHaveGoodput' ? 'Goodput' : 'SLO'
+  const undecided = !met && checks.every((c) => c.pass || c.verdict === 'inconclusive')
+  const summary = meta?.invalid
+    ? `${what} invalid: ${meta.invalid}`
+    : undecided
+      ? `${what} undecided: ${shown}`
+      : summarize(met, shown)
+  const outcome = met !== Boolean(ctx.isNot)
+  // Appended, never assigned: several matchers (and `.not`) may run in one benchmark.
+  meta?.verdicts.push({ matcher, pass: outcome, verdict, summary, checks })
+  const confidence = meta?.confidence ?? 0.95
+  const body = [summary, ...checks.map((c) => `  ${formatLine(c, confidence, meta?.rounds)}`)].join('\n')
+  const message = (): string => (ctx.isNot ? `expected ${matcher} to fail, but it passed:\n${body}` : body)
+  // A probe between rounds records and lets the assertions go on.
+  if (meta?.probing) return { pass: !ctx.isNot, message }
+  // No actual/expected: Vitest would print them as a diff of every check, passing ones included.
+  return { pass: met, message }
+}
+
+/** One line of a matcher's message: mark, check, interval, and what decides an inconclusive one. */
+export function formatLine(c: VerdictCheck, confidence = 0.95, rounds = 1): string {
+  const parts = [`${MARKS[c.verdict]} ${formatCheck(c)}`]
+  if (c.detail) parts[0] = `${MARKS[c.verdict]} ${c.metric} ${c.detail}`
+  else if (c.interval) {
+    const [lo, hi] = c.interval.map((v) => formatBound(v, c.unit))
+    const unit = c.unit === 'fraction' || c.unit === 'count' ? '' : ` ${c.unit}`
+    parts.push(`(${Number((confidence * 100).toFixed(1))}% CI ${lo} … ${hi}${unit})`)
   }
+  if (c.verdict === 'inconclusive') {
+    const after = rounds > 1 ? ` after ${rounds} rounds` : ''
+    const needed =
+      c.neededRequests !== undefined && Number.isFinite(c.neededRequests)
+        ? `; about ${formatCount(c.neededRequests)} requests would decide it`
+        : '; more requests would not decide it (the estimate sits on the bound)'
+    parts.push(`— inconclusive${after}${c.neededRequests !== undefined ? needed : ''}`)
+  }
+  return parts.join(' ')
+}
+
+function willRecord(ctx: {
+  update: string
+  baselineDir: string
+  root: string
+  file: string
+  name: string
+}): boolean {
+  if (ctx.update === 'all') return true
+  if (ctx.update === 'none') return false
+  return readBaseline(baselineFilePath(ctx.baselineDir, ctx.root, ctx.file), ctx.name) === undefined
+}
+
+function confidenceOf(ctx: MatcherContext): number {
+  return ctx.task?.meta.servebench?.confidence ?? 0.95
 }
 
 function requireResult(matcher: string, received: unknown): ServeBenchResult {
@@ -190,73 +241,6 @@ function validateSlo(slo: unknown, result: ServeBenchResult): SloSpec {
   return slo as SloSpec
 }
 
-function checkSlo(result: ServeBenchResult, slo: SloSpec): VerdictCheck[] {
-  const checks: VerdictCheck[] = []
-  for (const metric of LATENCY_METRICS) {
-    const bounds = slo[metric]
-    if (!bounds) continue
-    const samples = latencySamplesMs(result, metric as LatencyMetric)
-    for (const [stat, limit] of Object.entries(bounds)) {
-      if (limit === undefined) continue
-      const actual = samples.length === 0 ? Number.NaN : statisticOf(stat)!(samples)
-      checks.push({
-        metric: `${stat} ${METRIC_LABELS[metric]}`,
-        actual,
-        limit,
-        unit: 'ms',
-        pass: actual <= limit,
-        verdict: actual <= limit ? 'pass' : 'fail',
-      })
-    }
-  }
-  if (slo.requestThroughput) {
-    const actual = result.request_throughput
-    checks.push({
-      metric: 'request throughput',
-      actual,
-      limit: slo.requestThroughput.min,
-      unit: 'req/s',
-      pass: actual >= slo.requestThroughput.min,
-      verdict: actual >= slo.requestThroughput.min ? 'pass' : 'fail',
-    })
-  }
-  if (slo.outputThroughput && isBenchResult(result)) {
-    const actual = result.output_throughput
-    checks.push({
-      metric: 'output throughput',
-      actual,
-      limit: slo.outputThroughput.min,
-      unit: 'tok/s',
-      pass: actual >= slo.outputThroughput.min,
-      verdict: actual >= slo.outputThroughput.min ? 'pass' : 'fail',
-    })
-  }
-  if (slo.errorRate !== undefined) {
-    const total = requestCount(result)
-    const actual = total === 0 ? 1 : failedCount(result) / total
-    checks.push({
-      metric: 'error rate',
-      actual,
-      limit: slo.errorRate,
-      unit: 'fraction',
-      pass: actual <= slo.errorRate,
-      verdict: actual <= slo.errorRate ? 'pass' : 'fail',
-    })
-  }
-  if (slo.failed !== undefined) {
-    const failed = failedCount(result)
-    checks.push({
-      metric: 'failed requests',
-      actual: failed,
-      limit: slo.failed,
-      unit: 'count',
-      pass: failed <= slo.failed,
-      verdict: failed <= slo.failed ? 'pass' : 'fail',
-    })
-  }
-  return checks
-}
-
 function validateGoodput(
   e: unknown,
   fromOptions: GoodputConfig | undefined,
@@ -288,22 +272,25 @@ function validateGoodput(
   return slo
 }
 
-// The per-request view `isGood` reads, rebuilt from the result's arrays.
-function recordAt(result: ServeBenchResult, i: number): RequestRecord {
-  const generation = isBenchResult(result)
-  return {
-    success: succeeded(result, i),
-    ttftS: generation ? (result.ttfts[i] ?? 0) : 0,
-    latencyS: result.latencies[i] ?? 0,
-    outputLen: generation ? (result.output_lens[i] ?? 0) : 0,
-  } as RequestRecord
-}
-
 /** `p99 TTFT 412.3 ms > 300 ms`, `error rate 20.0% > 1.0%`, `request throughput 9.80 req/s < 10 req/s`. */
 export function formatCheck(c: VerdictCheck): string {
   const lower = c.unit === 'req/s' || c.unit === 'tok/s' || c.metric === 'goodput'
-  const op = c.pass ? (lower ? '≥' : '≤') : lower ? '<' : '>'
+  // The point estimate's side of the bound, whatever the verdict made of it.
+  const within = lower ? c.actual >= c.limit : c.actual <= c.limit
+  const op = within ? (lower ? '≥' : '≤') : lower ? '<' : '>'
   return `${c.metric} ${formatValue(c.actual, c.unit)} ${op} ${formatLimit(c.limit, c.unit)}`
+}
+
+// An interval end without its unit (the line gives it once).
+function formatBound(v: number, unit: string): string {
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞'
+  if (unit === 'fraction') return `${(v * 100).toFixed(1)}%`
+  if (unit === 'count') return String(v)
+  return unit === 'ms' ? v.toFixed(1) : v.toFixed(2)
+}
+
+function formatCount(n: number): string {
+  return n >= 10_000 ? `${Math.round(n / 1000)}k` : String(Math.ceil(n))
 }
 
 export function formatValue(v: number, unit: string): string {

@@ -145,3 +145,12 @@ export function windowThroughputs(result: ServeBenchResult, key: ThroughputKey):
   for (const e of ends) sums[Math.min(k - 1, Math.floor((e.endS - t0) / widthS))]! += e.tokens
   return sums.map((s) => s / widthS)
 }
+
+/** The client self-check of a result (`client_health`), when the run made one. */
+export function clientHealthOf(
+  result: ServeBenchResult,
+): { saturated: boolean; reasons: string[] } | undefined {
+  const h = (result as { client_health?: { saturated?: unknown; reasons?: unknown } }).client_health
+  if (typeof h !== 'object' || h === null || typeof h.saturated !== 'boolean') return undefined
+  return { saturated: h.saturated, reasons: Array.isArray(h.reasons) ? h.reasons.map(String) : [] }
+}

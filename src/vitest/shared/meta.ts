@@ -104,6 +104,8 @@ export interface Verdict {
   pass: boolean
   /** The worst of its checks' verdicts (`fail` > `invalid` > `inconclusive` > `pass`). */
   verdict: VerdictValue
+  /** `toMatchBaseline` recorded (or, in a probe, would record) a baseline instead of comparing. */
+  recording?: boolean
   /** First line of the message: the verdict with numbers and units. */
   summary: string
   checks: VerdictCheck[]
@@ -121,6 +123,16 @@ export interface ServeBenchMeta {
   result?: ServeBenchResult
   /** The run was stopped before every request was answered. */
   interrupted?: boolean
+  /** Why the run is `invalid`: the client self-check's reasons, after the retries. */
+  invalid?: string
+  /** Rounds the run took to decide its checks (1 when no check needed more). */
+  rounds?: number
+  /** Set while the assertions run in probe mode between rounds: matchers record, never throw. */
+  probing?: boolean
+  /** Confidence level of the checks' intervals (`verdicts.confidence`). @default 0.95 */
+  confidence?: number
+  /** What a check still inconclusive after the rounds does (`verdicts.inconclusive`). @default 'point' */
+  inconclusivePolicy?: 'point' | 'fail' | 'warn'
   /** Notes that did not fail the benchmark (failures above `maxFailureRatio` under `failOnErrorRatio`). */
   warnings?: string[]
   verdicts: Verdict[]

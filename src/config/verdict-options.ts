@@ -1,0 +1,176 @@
+import { ConfigError, type ConfigIssue } from '../errors.ts'
+
+/**
+ * How a benchmark's checks are decided: the extension budget, what an undecided check does, and
+ * the client self-check. See docs/statistics.md.
+ */
+export interface VerdictOptions {
+  /** Two-sided confidence level of every interval. @default 0.95 */
+  confidence?: number
+  /**
+   * While a check is `inconclusive`, the benchmark runs more rounds of requests (each with a fresh
+   * seed) and judges all rounds together, until every check is decided or this budget is spent.
+   * The first round counts. `false` runs one round only.
+   * @default { rounds: 4, requests: 2000, seconds: 120 }
+   */
+  budget?: false | VerdictBudget
+  /**
+   * What a check still `inconclusive` when the budget is spent does: `point` fails it only when its
+   * point estimate breaks the bound, `fail` fails it, `warn` passes it with a warning.
+   * @default 'point'
+   */
+  inconclusive?: InconclusivePolicy
+  /** Stop extending once a check has decisively failed (k6's `abortOnFail`). @default false */
+  abortOnFail?: boolean
+  /** Runs again, up to this many times, when the client self-check finds a round invalid. @default 1 */
+  retryInvalid?: number
+  /** Runs recorded into a new baseline under `-u`; their spread becomes part of the test. @default 1 */
+  baselineRuns?: number
+}
+
+/** The extension budget: rounds, requests and seconds of measured run, all rounds together. */
+export interface VerdictBudget {
+  /** Most rounds, the first included. @default 4 */
+  rounds?: number
+  /** Most requests, all rounds together. @default 2000 */
+  requests?: number
+  /** Most seconds of measured run, all rounds together. @default 120 */
+  seconds?: number
+}
+
+export type InconclusivePolicy = 'point' | 'fail' | 'warn'
+
+export interface ResolvedVerdictOptions {
+  confidence: number
+  budget: Required<VerdictBudget>
+  inconclusive: InconclusivePolicy
+  abortOnFail: boolean
+  retryInvalid: number
+  baselineRuns: number
+}
+
+export const DEFAULT_VERDICT_OPTIONS: ResolvedVerdictOptions = {
+  confidence: 0.95,
+  budget: { rounds: 4, requests: 2_000, seconds: 120 },
+  inconclusive: 'point',
+  abortOnFail: false,
+  retryInvalid: 1,
+  baselineRuns: 1,
+}
+
+const KEYS = ['confidence', 'budget', 'inconclusive', 'abortOnFail', 'retryInvalid', 'baselineRuns']
+const BUDGET_KEYS = ['rounds', 'requests', 'seconds']
+const POLICIES: readonly InconclusivePolicy[] = ['point', 'fail', 'warn']
+
+/** Validates `serveBench(name, { verdicts })`, naming each bad field from the benchmark's name. */
+export function resolveVerdictOptions(options: unknown, benchmark: string): ResolvedVerdictOptions {
+  const at = (path: string): string => `serveBench('${benchmark}').verdicts${path}`
+  if (options === undefined) return DEFAULT_VERDICT_OPTIONS
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError([{ path: at(''), message: `must be an object (got ${describe(options)})` }])
+  }
+  const issues: ConfigIssue[] = []
+  const o = options as Record<string, unknown>
+  unknownKeys(o, KEYS, at(''), issues)
+  const out: ResolvedVerdictOptions = {
+    ...DEFAULT_VERDICT_OPTIONS,
+    budget: { ...DEFAULT_VERDICT_OPTIONS.budget },
+  }
+  if (o.confidence !== undefined) {
+    if (typeof o.confidence === 'number' && o.confidence >= 0.5 && o.confidence < 1)
+      out.confidence = o.confidence
+    else
+      issues.push({
+        path: at('.confidence'),
+        message: `must be in [0.5, 1), e.g. 0.95 (got ${describe(o.confidence)})`,
+      })
+  }
+  if (o.budget === false)
+    out.budget = { rounds: 1, requests: Number.POSITIVE_INFINITY, seconds: Number.POSITIVE_INFINITY }
+  else if (o.budget !== undefined) {
+    if (typeof o.budget !== 'object' || o.budget === null || Array.isArray(o.budget)) {
+      issues.push({
+        path: at('.budget'),
+        message: `must be false or { rounds?, requests?, seconds? } (got ${describe(o.budget)})`,
+      })
+    } else {
+      const b = o.budget as Record<string, unknown>
+      unknownKeys(b, BUDGET_KEYS, at('.budget'), issues)
+      for (const key of BUDGET_KEYS as Array<keyof VerdictBudget>) {
+        const v = b[key]
+        if (v === undefined) continue
+        const ok =
+          key === 'seconds' ? typeof v === 'number' && v > 0 : Number.isInteger(v) && (v as number) >= 1
+        if (ok) out.budget[key] = v as number
+        else
+          issues.push({
+            path: at(`.budget.${key}`),
+            message: `must be ${key === 'seconds' ? 'a number > 0' : 'an integer ≥ 1'} (got ${describe(v)})`,
+          })
+      }
+    }
+  }
+  if (o.inconclusive !== undefined) {
+    if (POLICIES.includes(o.inconclusive as InconclusivePolicy))
+      out.inconclusive = o.inconclusive as InconclusivePolicy
+    else
+      issues.push({
+        path: at('.inconclusive'),
+        message: `must be 'point', 'fail' or 'warn' (got ${describe(o.inconclusive)})`,
+      })
+  }
+  if (o.abortOnFail !== undefined) {
+    if (typeof o.abortOnFail === 'boolean') out.abortOnFail = o.abortOnFail
+    else
+      issues.push({
+        path: at('.abortOnFail'),
+        message: `must be true or false (got ${describe(o.abortOnFail)})`,
+      })
+  }
+  for (const key of ['retryInvalid', 'baselineRuns'] as const) {
+    const v = o[key]
+    if (v === undefined) continue
+    const min = key === 'retryInvalid' ? 0 : 1
+    if (Number.isInteger(v) && (v as number) >= min && (v as number) <= 20) out[key] = v as number
+    else
+      issues.push({
+        path: at(`.${key}`),
+        message: `must be an integer from ${min} to 20 (got ${describe(v)})`,
+      })
+  }
+  if (issues.length > 0) throw new ConfigError(issues)
+  return out
+}
+
+function unknownKeys(
+  o: Record<string, unknown>,
+  known: readonly string[],
+  path: string,
+  issues: ConfigIssue[],
+): void {
+  for (const key of Object.keys(o)) {
+    if (known.includes(key)) continue
+    const near = known.find((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= 2)
+    issues.push({
+      path: `${path}.${key}`,
+      message: `is not an option${near ? `; did you mean '${near}'?` : ''} (valid: ${known.join(', ')})`,
+    })
+  }
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]!
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return `'${v}'`
+  if (typeof v === 'object' && v !== null) return JSON.stringify(v).slice(0, 60)
+  return String(v)
+}

@@ -1,0 +1,89 @@
+import type { BenchConfig } from '../config/bench-config.ts'
+import type { RequestRecord } from '../config/records.ts'
+import { calculateMetrics } from '../metrics/calculate.ts'
+import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
+import { buildPoolingResult } from '../report/pooling-result.ts'
+import { buildResult, type ResultSetup } from '../report/result-json.ts'
+import type { BenchResult } from '../report/result-types.ts'
+import type { RunOutcome } from './run-benchmark.ts'
+
+/**
+ * One outcome from several rounds of the same benchmark, as if one run had sent every request:
+ * each round's records are shifted in time so the rounds follow each other without the gaps
+ * between them (ready checks, assertions), the measured durations add up, and the metrics are
+ * computed again over all records. The rounds' extra keys (steady state, spec decode, probes)
+ * describe one round each and are not carried over.
+ */
+export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]): RunOutcome {
+  const first = rounds[0]
+  if (!first) throw new Error('mergeRounds needs at least one round. This is a bug in servebench.')
+  if (rounds.length === 1) return first
+  const records: RequestRecord[] = []
+  let durationS = 0
+  let clockS = Number.NEGATIVE_INFINITY
+  for (const round of rounds) {
+    const startS = Math.min(...round.records.map((r) => r.arrivalTimeS))
+    const shiftS = Number.isFinite(clockS) && Number.isFinite(startS) ? clockS - startS : 0
+    for (const r of round.records)
+      records.push({ ...r, arrivalTimeS: r.arrivalTimeS + shiftS, startTimeS: r.startTimeS + shiftS })
+    clockS = (Number.isFinite(startS) ? startS + shiftS : clockS) + round.result.duration
+    durationS += round.result.duration
+  }
+  const retries = { retries: 0, retriedRequests: 0, recovered: 0 }
+  for (const round of rounds) {
+    retries.retries += round.retries.retries
+    retries.retriedRequests += round.retries.retriedRequests
+    retries.recovered += round.retries.recovered
+  }
+  const setup = setupOf(config, first.result, records.length)
+  const interrupted = rounds.some((r) => r.interrupted)
+  const shared = {
+    durationS,
+    percentileMetrics: config.percentileMetrics,
+    metricPercentiles: config.metricPercentiles,
+    ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+    requestRateFinite: Number.isFinite(config.load.requestRate),
+  }
+  let result: BenchResult
+  if (first.task === 'pooling') {
+    const metrics = calculatePoolingMetrics(records, shared)
+    result = buildPoolingResult(setup, metrics, records, []) as unknown as BenchResult
+  } else {
+    const metrics = calculateMetrics(records, {
+      ...shared,
+      ...(config.goodput ? { goodput: config.goodput } : {}),
+      hasTokenizer: first.result.tokenizer_id !== null,
+    })
+    result = buildResult(setup, metrics, records, [])
+  }
+  for (const [key, value] of Object.entries(first.result)) {
+    // servebench's own extension keys that describe the client, kept from the worst round.
+    if (key === 'client_health') result[key] = worstHealth(rounds)
+    else if (!(key in result) && key.startsWith('intended_')) result[key] = value
+  }
+  if (interrupted) result.interrupted = true
+  return { result, records, task: first.task, interrupted, retries }
+}
+
+// The setup keys of the merged result: the first round's, with every request counted.
+function setupOf(config: BenchConfig, first: BenchResult, numPrompts: number): ResultSetup {
+  return {
+    date: String(first.date),
+    backend: config.endpoint.backend,
+    ...(config.label !== undefined ? { label: config.label } : {}),
+    modelId: String(first.model_id),
+    tokenizerId: (first.tokenizer_id as string | null) ?? null,
+    numPrompts,
+    numWarmups: config.numWarmups,
+    metadata: config.metadata,
+    requestRate: config.load.requestRate,
+    burstiness: config.load.burstiness,
+    ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+    ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
+  }
+}
+
+function worstHealth(rounds: readonly RunOutcome[]): unknown {
+  const healths = rounds.map((r) => r.result.client_health as { saturated?: boolean } | undefined)
+  return healths.find((h) => h?.saturated) ?? healths[0]
+}

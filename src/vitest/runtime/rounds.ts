@@ -1,0 +1,139 @@
+import type { RunnerTestCase } from 'vitest'
+import type { BenchConfig } from '../../config/bench-config.ts'
+import type { ResolvedVerdictOptions } from '../../config/verdict-options.ts'
+import { mergeRounds } from '../../runner/merge-rounds.ts'
+import type { RunOutcome } from '../../runner/run-benchmark.ts'
+import type { ServeBenchMeta, ServeBenchResult, Verdict } from '../shared/meta.ts'
+import { clientHealthOf } from './samples.ts'
+
+/** Runs one round of the benchmark with the given configuration. */
+export type MeasureRound = (config: BenchConfig) => Promise<RunOutcome>
+
+/** What the rounds left: the outcome of all valid rounds together, and why the run is invalid. */
+export interface JudgedOutcome {
+  outcome: RunOutcome
+  /** The client self-check's reason when a round stayed saturated after its retries. */
+  invalid?: string
+  /** Rounds measured (retries of invalid rounds not counted). */
+  rounds: number
+  /** Extra whole runs made to record a multi-run baseline (`baselineRuns`). */
+  baselineRuns: ServeBenchResult[]
+}
+
+/**
+ * Runs a benchmark in rounds: after each round its assertions are tried in probe mode (matchers
+ * record verdicts and never throw); while a check is `inconclusive` and the budget allows, another
+ * round, sized by the requests the checks say would decide them, is measured with a fresh seed and
+ * judged together with the earlier ones. A round whose client was saturated is run again
+ * (`retryInvalid`), and stays `invalid` when it still is.
+ */
+export async function runInRounds(input: {
+  config: BenchConfig
+  options: ResolvedVerdictOptions
+  task: RunnerTestCase
+  meta: ServeBenchMeta
+  assertions?: (result: ServeBenchResult) => void | Promise<void>
+  measure: MeasureRound
+}): Promise<JudgedOutcome> {
+  const { config, options, meta, assertions, measure } = input
+  const budget = options.budget
+  const rounds: RunOutcome[] = []
+  let requests = 0
+  let seconds = 0
+  let size = config.numPrompts
+  let invalid: string | undefined
+  let wantsBaseline = false
+  for (let round = 0; ; round++) {
+    const roundConfig: BenchConfig =
+      round === 0
+        ? config
+        : { ...config, numPrompts: size, seed: config.seed + round, numWarmups: 0, readyCheckTimeoutS: 0 }
+    const measured = await measureValid(roundConfig, options.retryInvalid, measure)
+    rounds.push(measured.outcome)
+    invalid ??= measured.invalid
+    requests += measured.outcome.records.length
+    seconds += measured.outcome.result.duration
+    const merged = mergeRounds(config, rounds)
+    meta.result = merged.result
+    meta.interrupted = merged.interrupted
+    if (merged.interrupted || invalid || !assertions || merged.result.completed === 0) break
+    const probe = await probeAssertions(meta, assertions)
+    wantsBaseline = probe.wantsBaseline
+    if (!probe.undecided || (options.abortOnFail && probe.failed)) break
+    const requestsLeft = budget.rounds > rounds.length ? budget.requests - requests : 0
+    // Seconds per request so far sizes the next round within the seconds budget.
+    const secondsLeft = Math.floor(((budget.seconds - seconds) * requests) / Math.max(seconds, 1e-9))
+    const affordable = Math.min(requestsLeft, secondsLeft)
+    // No round when the budget cannot reach what the checks need.
+    if (!(affordable >= 1) || probe.neededRequests - requests > affordable) break
+    size = Math.min(affordable, Math.max(Math.ceil(config.numPrompts / 2), probe.neededRequests - requests))
+  }
+  const outcome = mergeRounds(config, rounds)
+  const baselineRuns: ServeBenchResult[] = []
+  if (wantsBaseline && !invalid && !outcome.interrupted) {
+    // Replicates of the whole first round with seeds of their own, so a warm prefix cache on the
+    // server does not make them faster than the runs they will be compared with.
+    for (let i = 1; i < options.baselineRuns; i++) {
+      const replicate = await measureValid(
+        { ...config, seed: config.seed + 1000 + i },
+        options.retryInvalid,
+        measure,
+      )
+      if (replicate.invalid) {
+        invalid = replicate.invalid
+        break
+      }
+      baselineRuns.push(replicate.outcome.result as ServeBenchResult)
+    }
+  }
+  return { outcome, rounds: rounds.length, baselineRuns, ...(invalid ? { invalid } : {}) }
+}
+
+async function measureValid(
+  config: BenchConfig,
+  retries: number,
+  measure: MeasureRound,
+): Promise<{ outcome: RunOutcome; invalid?: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await measure(config)
+    const health = clientHealthOf(outcome.result as ServeBenchResult)
+    if (!health?.saturated || outcome.interrupted) return { outcome }
+    if (attempt >= retries) return { outcome, invalid: health.reasons.join('; ') }
+  }
+}
+
+interface Probe {
+  undecided: boolean
+  failed: boolean
+  /** Most requests any undecided check says would decide it. */
+  neededRequests: number
+  /** A `toMatchBaseline` would record a new baseline. */
+  wantsBaseline: boolean
+}
+
+// The assertions in probe mode: matchers record their verdicts and let the code go on; any other
+// failed expectation ends the probe and is reported by the final, real pass.
+async function probeAssertions(
+  meta: ServeBenchMeta,
+  assertions: (result: ServeBenchResult) => void | Promise<void>,
+): Promise<Probe> {
+  meta.verdicts = []
+  meta.probing = true
+  try {
+    await assertions(meta.result as ServeBenchResult)
+  } catch {
+    // The final pass reports it.
+  } finally {
+    delete meta.probing
+  }
+  const verdicts: Verdict[] = meta.verdicts
+  meta.verdicts = []
+  const checks = verdicts.flatMap((v) => v.checks)
+  const undecided = checks.filter((c) => c.verdict === 'inconclusive')
+  return {
+    undecided: undecided.length > 0,
+    failed: checks.some((c) => c.verdict === 'fail'),
+    neededRequests: Math.max(0, ...undecided.map((c) => c.neededRequests ?? Number.POSITIVE_INFINITY)),
+    wantsBaseline: verdicts.some((v) => v.matcher === 'toMatchBaseline' && v.recording === true),
+  }
+}
