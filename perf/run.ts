@@ -3,12 +3,14 @@ import { cpus, loadavg } from 'node:os'
 import { measureClientOverhead } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
+import { measureGate } from './gate.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
-// `npm run perf -- client sim dataset threads` picks sections; none given runs the first three.
+// `npm run perf -- client sim dataset threads gate` picks sections; none given runs the first three.
 const picked = process.argv.slice(2)
+const OPT_IN = ['threads', 'gate']
 const wants = (section: string): boolean =>
-  picked.length === 0 ? section !== 'threads' : picked.includes(section)
+  picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
 // The last run sends `--num-warmups 500` first, as a user measuring steady state would: its
 // connections are open and its code is compiled before the clock starts, so the first wave does
@@ -66,3 +68,4 @@ if (wants('threads')) {
   )
   await measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
 }
+if (wants('gate')) await measureGate()

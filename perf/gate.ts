@@ -1,0 +1,194 @@
+/**
+ * `npm run perf -- gate`: does the baseline gate hold up on a busy machine? It records a baseline
+ * of the example workload (suites/regression-gate.bench.ts: 48 random 128/32-token chat requests,
+ * 8 in flight) against the embedded simulator, then runs the same gate 20 times unchanged while a
+ * busy-loop process competes with the client for a core, and 10 times with each injected
+ * regression. Each run is a real `vitest bench` process; its verdicts come from the summary JSON.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+// Inside the package, so the suite's `import 'servebench'` resolves to this checkout.
+const WORK = join(ROOT, 'perf', '.gate-work')
+const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs')
+
+/** The simulator's engine figures (docs/simulator.md); a regression scales some of them. */
+interface SimFigures {
+  decodeBaseMs: number
+  decodeMsPerSeq: number
+  prefillMsPerToken: number
+}
+
+const BASE: SimFigures = { decodeBaseMs: 10, decodeMsPerSeq: 0.05, prefillMsPerToken: 0.02 }
+
+interface Condition {
+  name: string
+  /** The check that must fail, by its metric label; none for the unchanged runs. */
+  target?: string
+  sim: SimFigures
+  runs: number
+}
+
+const CONDITIONS: Condition[] = [
+  { name: 'unchanged', sim: BASE, runs: 20 },
+  // Every engine step 15% slower: TPOT +15%.
+  { name: 'TPOT +15%', target: 'mean TPOT', sim: scaleSteps(1.15), runs: 10 },
+  // Prefill about 3× dearer: the first token of a 128-token prompt comes about 30% later.
+  { name: 'TTFT +30%', target: 'mean TTFT', sim: { ...BASE, prefillMsPerToken: 0.062 }, runs: 10 },
+  // Every step 17.6% slower: 1/1.176 = 85% of the output throughput.
+  { name: 'output throughput −15%', target: 'output throughput', sim: scaleSteps(1.176), runs: 10 },
+]
+
+const SUITE = `import { datasets, endpoint, load, serveBench } from 'servebench'
+import { expect } from 'vitest'
+
+serveBench(
+  'decode speed gate',
+  {
+    endpoint: endpoint({ backend: 'openai-chat' }),
+    dataset: datasets.random({ inputLen: 128, outputLen: 32, numPrompts: 48 }),
+    load: load.closed({ concurrency: 8 }),
+    ignoreEos: true,
+    verdicts: { baselineRuns: 3, budget: { rounds: 3, seconds: 15 } },
+  },
+  (result) => {
+    expect(result).toMatchBaseline({
+      metrics: ['mean_ttft_ms', 'mean_tpot_ms', 'output_throughput'],
+      tolerance: 0.1,
+    })
+  },
+)
+`
+
+const CONFIG = `import { fileURLToPath } from 'node:url'
+import { servebench } from 'servebench/vitest'
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [servebench({ simulator: JSON.parse(process.env.GATE_SIM ?? '{}'), resultDir: 'results' })],
+})
+`
+
+export interface GateRun {
+  condition: string
+  verdict: string
+  /** Each compared metric's verdict. */
+  checks: Record<string, string>
+  seconds: number
+  code: number
+}
+
+/** Runs the whole experiment and prints one line per run and a table per condition. */
+export async function measureGate(): Promise<GateRun[]> {
+  rmSync(WORK, { recursive: true, force: true })
+  mkdirSync(WORK, { recursive: true })
+  writeFileSync(join(WORK, 'gate.bench.ts'), SUITE)
+  writeFileSync(join(WORK, 'vitest.config.ts'), CONFIG)
+  console.log(
+    `gate: ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; recording the baseline (3 runs, quiet)`,
+  )
+  const recorded = await runGate(BASE, ['-u'])
+  if (recorded.code !== 0) throw new Error(`recording the baseline failed:\n${recorded.output.slice(-3000)}`)
+  console.log(`  baseline recorded in ${recorded.seconds.toFixed(1)} s`)
+  const busy = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
+  const runs: GateRun[] = []
+  try {
+    for (const c of CONDITIONS) {
+      console.log(`${c.name}: ${c.runs} runs with a busy-loop process beside the client`)
+      for (let i = 0; i < c.runs; i++) {
+        const run = await runGate(c.sim, [])
+        const summary = readSummary()
+        const checks: Record<string, string> = {}
+        for (const v of summary?.verdicts ?? []) for (const k of v.checks) checks[k.metric] = k.verdict
+        const gate: GateRun = {
+          condition: c.name,
+          verdict: summary?.verdict ?? 'error',
+          checks,
+          seconds: run.seconds,
+          code: run.code,
+        }
+        runs.push(gate)
+        const shown = Object.entries(checks)
+          .map(([m, v]) => `${m} ${v}`)
+          .join(', ')
+        console.log(
+          `  ${i + 1}. ${gate.verdict} (exit ${run.code}, ${run.seconds.toFixed(1)} s): ${shown}${summary?.invalidReason ? ` — ${summary.invalidReason}` : ''}`,
+        )
+      }
+    }
+  } finally {
+    stop(busy)
+  }
+  printTable(runs)
+  return runs
+}
+
+function printTable(runs: GateRun[]): void {
+  console.log(
+    '\n| condition | runs | pass | fail | inconclusive | invalid | target check failed | s/run mean (max) |',
+  )
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const c of CONDITIONS) {
+    const mine = runs.filter((r) => r.condition === c.name)
+    const count = (v: string): number => mine.filter((r) => r.verdict === v).length
+    const caught = c.target
+      ? `${mine.filter((r) => r.checks[c.target!] === 'fail').length} of ${mine.length}`
+      : '–'
+    const secs = mine.map((r) => r.seconds)
+    const mean = secs.reduce((a, b) => a + b, 0) / Math.max(secs.length, 1)
+    console.log(
+      `| ${c.name} | ${mine.length} | ${count('pass')} | ${count('fail')} | ${count('inconclusive')} | ${count('invalid')} | ${caught} | ${mean.toFixed(1)} (${Math.max(...secs).toFixed(1)}) |`,
+    )
+  }
+  console.log(JSON.stringify({ perf: 'gate', runs }))
+}
+
+async function runGate(
+  sim: SimFigures,
+  extra: string[],
+): Promise<{ code: number; seconds: number; output: string }> {
+  rmSync(join(WORK, 'results'), { recursive: true, force: true })
+  const started = performance.now()
+  const child = spawn(process.execPath, [VITEST, 'bench', '--run', ...extra], {
+    cwd: WORK,
+    env: { ...process.env, GATE_SIM: JSON.stringify(sim), CI: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString()
+  })
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString()
+  })
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)))
+  return { code, seconds: (performance.now() - started) / 1000, output }
+}
+
+interface SummaryEntry {
+  verdict: string | null
+  invalidReason?: string
+  verdicts: Array<{ checks: Array<{ metric: string; verdict: string }> }>
+}
+
+function readSummary(): SummaryEntry | undefined {
+  try {
+    const summary = JSON.parse(readFileSync(join(WORK, 'results', 'servebench-summary.json'), 'utf8'))
+    return summary.benchmarks[0] as SummaryEntry
+  } catch {
+    return undefined
+  }
+}
+
+function scaleSteps(factor: number): SimFigures {
+  return { ...BASE, decodeBaseMs: BASE.decodeBaseMs * factor, decodeMsPerSeq: BASE.decodeMsPerSeq * factor }
+}
+
+function stop(child: ChildProcess): void {
+  child.kill('SIGKILL')
+}
