@@ -11,7 +11,8 @@ describe('closed-loop sweep', () => {
       ignoreEos: true,
     }),
     (result, concurrency) => {
-      expect(result).toMeetSLO({ failed: 0, e2el: { p99: 3000 } })
+      // A median is decided from a few requests; a p99 would need 367 per point.
+      expect(result).toMeetSLO({ failed: 0, e2el: { median: 3000 } })
       expect(result.max_concurrent_requests).toBeLessThanOrEqual(concurrency)
     },
   )
