@@ -56,7 +56,9 @@ export async function runInRounds(input: {
     const merged = mergeRounds(config, rounds)
     meta.result = merged.result
     meta.interrupted = merged.interrupted
-    if (merged.interrupted || invalid || !assertions || merged.result.completed === 0) break
+    // A multi-turn run's records are conversations: it is judged on its one round.
+    if (merged.interrupted || invalid || !assertions || merged.result.completed === 0 || config.multiTurn)
+      break
     const probe = await probeAssertions(meta, assertions)
     wantsBaseline = probe.wantsBaseline
     if (!probe.undecided || (options.abortOnFail && probe.failed)) break

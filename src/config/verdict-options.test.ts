@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../errors.ts'
+import { DEFAULT_VERDICT_OPTIONS, resolveVerdictOptions } from './verdict-options.ts'
+
+describe('resolveVerdictOptions', () => {
+  it('gives the documented defaults, and one round for budget: false', () => {
+    expect(resolveVerdictOptions(undefined, 'b')).toEqual(DEFAULT_VERDICT_OPTIONS)
+    expect(resolveVerdictOptions({ budget: false }, 'b').budget).toEqual({
+      rounds: 1,
+      requests: Number.POSITIVE_INFINITY,
+      seconds: Number.POSITIVE_INFINITY,
+    })
+    expect(resolveVerdictOptions({ budget: { rounds: 2 }, inconclusive: 'warn' }, 'b')).toMatchObject({
+      budget: { rounds: 2, requests: 2000, seconds: 120 },
+      inconclusive: 'warn',
+    })
+  })
+
+  it('names every bad field from the benchmark, with what is valid and a near miss', () => {
+    const error = (() => {
+      try {
+        resolveVerdictOptions(
+          {
+            confidence: 1,
+            budget: { rounds: 0, second: 3 },
+            inconclusive: 'maybe',
+            retryInvalids: 2,
+            baselineRuns: 0,
+          },
+          'gate',
+        )
+      } catch (e) {
+        return e as ConfigError
+      }
+      throw new Error('no error')
+    })()
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error.issues.map((i) => `${i.path} ${i.message}`)).toEqual([
+      "serveBench('gate').verdicts.retryInvalids is not an option; did you mean 'retryInvalid'? (valid: confidence, budget, inconclusive, abortOnFail, retryInvalid, baselineRuns)",
+      "serveBench('gate').verdicts.confidence must be in [0.5, 1), e.g. 0.95 (got 1)",
+      "serveBench('gate').verdicts.budget.second is not an option; did you mean 'seconds'? (valid: rounds, requests, seconds)",
+      "serveBench('gate').verdicts.budget.rounds must be an integer ≥ 1 (got 0)",
+      "serveBench('gate').verdicts.inconclusive must be 'point', 'fail' or 'warn' (got 'maybe')",
+      "serveBench('gate').verdicts.baselineRuns must be an integer from 1 to 20 (got 0)",
+    ])
+  })
+})
