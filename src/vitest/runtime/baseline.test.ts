@@ -168,6 +168,20 @@ describe('matchBaseline', () => {
     } else expect(check.verdict).toBe('fail')
   })
 
+  it('leaves p99 of 64 requests undecided (no upper bound exists below 368 samples)', () => {
+    const small = { slots: 8, perSlot: 8 }
+    const c = (extra: Partial<BaselineContext> = {}): BaselineContext => ctx('small.bench.ts', extra)
+    matchBaseline(closedLoop(6, small), { metrics: ['p99_ttft_ms'] }, c())
+    const out = matchBaseline(
+      closedLoop(7, { ...small, ttftMs: 45 }),
+      { metrics: ['p99_ttft_ms', 'mean_ttft_ms'] },
+      c(),
+    )
+    const [p99, mean] = out.checks
+    expect(p99).toMatchObject({ verdict: 'inconclusive', neededRequests: 368 })
+    expect(mean!.verdict).toBe('fail')
+  })
+
   it('tells the user to rerecord a version-1 file, and -u replaces it', async () => {
     const path = baselineFilePath(join(dir, 'baselines'), dir, join(dir, 'old.bench.ts'))
     await writeFile(path, JSON.stringify({ version: 1, benchmarks: { decode: { samples: {} } } }))

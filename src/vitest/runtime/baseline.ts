@@ -1,6 +1,7 @@
 import { type BlockedRun, blockBootstrapChange, type ChangeEstimate } from '../../metrics/block-bootstrap.ts'
 import { checkPasses, decideChange, type InconclusivePolicy } from '../../metrics/decide.ts'
-import { bufferStatistic } from '../../metrics/fast-statistic.ts'
+import { bufferStatistic, quantileLevel } from '../../metrics/fast-statistic.ts'
+import { minSamplesForUpperBound } from '../../metrics/quantile-interval.ts'
 import { windowRuns } from '../../metrics/window-throughput.ts'
 import type {
   BaselineExpectation,
@@ -203,6 +204,16 @@ function compareMetric(
     alpha,
     n,
   })
+  // A percentile whose upper bound does not exist at this sample size (p99 of 64 requests) cannot
+  // be compared either: whatever the bootstrap says, the verdict waits for more requests.
+  const level = quantileLevel(plan.statistic)
+  if (level !== undefined && level > 0 && level < 1 && decision.verdict !== 'inconclusive') {
+    const least = minSamplesForUpperBound(level)
+    if (count(after) < least || count(before) < least) {
+      decision.verdict = 'inconclusive'
+      decision.neededRequests = Math.max(least, decision.neededRequests ?? 0)
+    }
+  }
   const pass = checkPasses(decision, policy)
   const mark =
     decision.verdict === 'pass' ? '✓ pass ' : decision.verdict === 'fail' ? '✗ fail ' : '? inconclusive '
