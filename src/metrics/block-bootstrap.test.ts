@@ -148,6 +148,34 @@ describe('blockBootstrapChange', () => {
     expect(width(hierarchical)).toBeGreaterThan(1.3 * width(flat))
   })
 
+  it('keeps an unchanged run of a drifting machine from failing when the baseline has several runs', () => {
+    // Every run lands ±10% off (a random run effect): within-run resampling cannot see that.
+    const runOf = (seed: number): BlockedRun => {
+      const r = createRng(seed)
+      const level = 100 * Math.exp(0.1 * r.normal())
+      return toRun(wavesRun(r, 40, 8, level))
+    }
+    let withRuns = 0
+    let withOne = 0
+    for (let trial = 0; trial < 80; trial++) {
+      const runs = [0, 1, 2, 3, 4].map((k) => runOf(1000 * trial + k))
+      const current = [runOf(1000 * trial + 99)]
+      const significant = (c: { pValue: number }): boolean => c.pValue < 0.05
+      if (significant(blockBootstrapChange(runs, current, mean, 'lower-is-better', { resamples: 300 })))
+        withRuns++
+      if (
+        significant(
+          blockBootstrapChange(runs.slice(0, 1), current, mean, 'lower-is-better', { resamples: 300 }),
+        )
+      )
+        withOne++
+    }
+    // One-sided at 5%: about 4 of 80 by chance. Five runs give 8 (their spread is itself estimated
+    // from five values); one run gives 21, and resampling the runs alone (no run effect) gave 19.
+    expect(withRuns).toBeLessThanOrEqual(10)
+    expect(withOne).toBeGreaterThanOrEqual(16)
+  })
+
   it('names an empty side', () => {
     expect(() => blockBootstrapChange([{ values: [], blocks: [] }], [same], mean, 'lower-is-better')).toThrow(
       'baseline sample is empty',

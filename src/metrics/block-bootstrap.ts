@@ -4,7 +4,8 @@
  * current sample (a regression check). A sample is one or more runs, each cut into blocks of
  * correlated requests (`blocks.ts`); a resample draws runs with replacement, then blocks with
  * replacement within each drawn run (hierarchical), so the spread between runs of a multi-run
- * baseline is part of the interval. Seeded; pure.
+ * baseline is part of the interval; and the current run gets a run effect drawn from the baseline's
+ * runs (`runEffectsOf`), since one run cannot show its own. Seeded; pure.
  */
 import { createRng, type Rng } from '../rng.ts'
 import type { BufferStatistic } from './fast-statistic.ts'
@@ -89,6 +90,7 @@ export function blockBootstrapChange(
   const cur = prepare(current, 'current')
   const rng = createRng(seed)
   const b0 = statistic(base.buf, copyAll(base))
+  const runEffects = runEffectsOf(base, statistic)
   const c0 = statistic(cur.buf, copyAll(cur))
   const worse = direction === 'lower-is-better' ? 1 : -1
   const rels = new Float64Array(resamples)
@@ -96,7 +98,9 @@ export function blockBootstrapChange(
   let kept = 0
   for (let r = 0; r < resamples; r++) {
     const sb = statistic(base.buf, resampleInto(base, rng))
-    const sc = statistic(cur.buf, resampleInto(cur, rng))
+    let sc = statistic(cur.buf, resampleInto(cur, rng))
+    // The current run is one run too: give it a run effect drawn from the baseline's runs.
+    if (runEffects) sc *= runEffects[Math.floor(rng.next() * runEffects.length)]!
     if (sb === 0) continue
     const rel = sc / sb - 1
     rels[kept++] = rel
@@ -116,6 +120,26 @@ export function blockBootstrapChange(
     n: cur.total,
     baselineN: base.total,
   }
+}
+
+/**
+ * With k ≥ 2 baseline runs, each run's statistic relative to the mean of the runs' statistics: how
+ * much one run lands above or below the others (a busier machine, a restarted server). The current
+ * run, one run itself, is multiplied by one of these per resample, so the test allows for it as
+ * well as for the baseline's own spread. Each factor also holds its run's within-run noise, which
+ * makes the allowance conservative. Undefined with one run (nothing to learn the spread from).
+ */
+function runEffectsOf(sample: Prepared, statistic: BufferStatistic): Float64Array | undefined {
+  if (sample.runs.length < 2) return undefined
+  const stats = sample.runs.map((run) => {
+    sample.buf.set(run.values)
+    return statistic(sample.buf, run.values.length)
+  })
+  const mean = stats.reduce((a, b) => a + b, 0) / stats.length
+  if (!(mean !== 0 && stats.every(Number.isFinite))) return undefined
+  // Deviations scaled by sqrt(k / (k − 1)): k runs spread less around their own mean than runs do.
+  const inflate = Math.sqrt(stats.length / (stats.length - 1))
+  return Float64Array.from(stats, (x) => Math.max(0, 1 + (x / mean - 1) * inflate))
 }
 
 interface Prepared {
