@@ -90,19 +90,21 @@ export function matchBaseline(
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE
   const path = baselineFilePath(ctx.baselineDir, ctx.root, ctx.file)
   const stored = readBaseline(path, ctx.name)
-  const failed = (summary: string): BaselineOutcome => ({
-    pass: false,
-    verdict: 'fail',
+  // Outcomes without checks: written, missing, outdated, stale.
+  const bare = (pass: boolean, summary: string): BaselineOutcome => ({
+    pass,
+    verdict: pass ? 'pass' : 'fail',
     summary,
     checks: [],
     lines: [],
     notes: [],
   })
+  const failed = (summary: string): BaselineOutcome => bare(false, summary)
   const fresh = (): BaselineOutcome => {
     const runs = [result, ...(ctx.recordRuns ?? [])]
     writeBaseline(path, ctx.name, baselineFromResults(runs, ctx.fingerprint, ctx.provenance, ctx.workload))
     const what = runs.length === 1 ? '' : ` (${runs.length} runs)`
-    return { ...failed(`Baseline written: '${ctx.name}'${what} in ${path}`), pass: true, verdict: 'pass' }
+    return bare(true, `Baseline written: '${ctx.name}'${what} in ${path}`)
   }
   if (ctx.update === 'all') return fresh()
   if (stored.status === 'outdated')
