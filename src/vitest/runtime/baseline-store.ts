@@ -2,12 +2,13 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { BaselineError } from '../../errors.ts'
 import type { ServeBenchResult } from '../shared/meta.ts'
+import type { BaselineProvenance } from './provenance.ts'
 import {
+  blockedLatencySamples,
   LATENCY_METRICS,
-  latencySamplesMs,
   THROUGHPUT_UNITS,
   type ThroughputKey,
-  windowThroughputs,
+  throughputWindows,
 } from './samples.ts'
 
 /**
@@ -16,21 +17,44 @@ import {
  * no `await`. Runs in the pool worker (the matcher's thread); plain `node:fs`, no Vitest state.
  */
 
-/** What is kept of one run: the per-request distributions the comparison resamples. */
-export interface BaselineRecord {
-  /** `configFingerprint` of the run that recorded it. */
-  fingerprint: string
+/** What is kept of one run: the samples the comparison resamples. */
+export interface BaselineRun {
   recordedAt: string
-  /** `ttft|tpot|itl|e2el` in ms; throughput keys as per-window rates. */
+  /** `ttft|tpot|itl|e2el`: the successful requests' values in ms. */
   samples: Record<string, number[]>
+  /** The block (of correlated requests) of each sample, same keys and lengths as `samples`. */
+  blocks: Record<string, number[]>
+  /** Throughput keys: the rates of the steady part's windows. */
+  windows: Record<string, number[]>
+  /** Width of those windows. */
+  windowS: number
   /** Headline numbers of the result, for people reading the file. */
   metrics: Record<string, number>
 }
 
+/** One benchmark's baseline: k recorded runs of one configuration. */
+export interface BaselineRecord {
+  /** `configFingerprint` of the configuration that recorded it. */
+  fingerprint: string
+  /** The workload options that fingerprint was taken of, to name what changed when it goes stale. */
+  workload?: Record<string, unknown>
+  provenance?: BaselineProvenance
+  runs: BaselineRun[]
+}
+
 export interface BaselineFile {
-  version: 1
+  version: 2
   benchmarks: Record<string, BaselineRecord>
 }
+
+/** What a baseline file holds for one benchmark. */
+export type StoredBaseline =
+  | { status: 'found'; record: BaselineRecord }
+  | { status: 'missing' }
+  /** The file was written by an older servebench, in a format this one cannot compare against. */
+  | { status: 'outdated'; version: number }
+
+export const BASELINE_FILE_VERSION = 2
 
 /** `<baselineDir>/<suite path relative to root>.json`. */
 export function baselineFilePath(baselineDir: string, root: string, suiteFile: string): string {
@@ -38,20 +62,26 @@ export function baselineFilePath(baselineDir: string, root: string, suiteFile: s
   return join(baselineDir, `${rel.replaceAll('..', '__')}.json`)
 }
 
-/** The stored baseline of one benchmark, or undefined when there is none. */
-export function readBaseline(file: string, name: string): BaselineRecord | undefined {
-  return readFile(file).benchmarks[name]
+/** The stored baseline of one benchmark. */
+export function readBaseline(file: string, name: string): StoredBaseline {
+  const data = readFile(file)
+  if (data.version !== BASELINE_FILE_VERSION) return { status: 'outdated', version: data.version }
+  const record = data.benchmarks[name] as BaselineRecord | undefined
+  return record ? { status: 'found', record } : { status: 'missing' }
 }
 
-/** Stores (or replaces) one benchmark's baseline, keeping the others of the file. */
+/**
+ * Stores (or replaces) one benchmark's baseline, keeping the others of the file. An outdated file
+ * is replaced: its records cannot be compared against anyway.
+ */
 export function writeBaseline(file: string, name: string, record: BaselineRecord): void {
   const data = readFile(file)
-  data.benchmarks[name] = record
+  const others: BaselineFile['benchmarks'] =
+    data.version === BASELINE_FILE_VERSION ? (data.benchmarks as BaselineFile['benchmarks']) : {}
+  others[name] = record
   const sorted: BaselineFile = {
-    version: 1,
-    benchmarks: Object.fromEntries(
-      Object.entries(data.benchmarks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    ),
+    version: BASELINE_FILE_VERSION,
+    benchmarks: Object.fromEntries(Object.entries(others).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   }
   try {
     mkdirSync(dirname(file), { recursive: true })
@@ -63,39 +93,79 @@ export function writeBaseline(file: string, name: string, record: BaselineRecord
   }
 }
 
-/** The baseline record of a result: every latency distribution and per-window throughputs. */
-export function baselineFromResult(result: ServeBenchResult, fingerprint: string): BaselineRecord {
+/**
+ * The baseline of k runs of one benchmark (the DSL records `baselineRuns` runs): each run's
+ * latency samples with their blocks and its steady-part window throughputs.
+ */
+export function baselineFromResults(
+  results: readonly ServeBenchResult[],
+  fingerprint: string,
+  provenance?: BaselineProvenance,
+  workload?: Record<string, unknown>,
+): BaselineRecord {
+  if (results.length === 0) throw new RangeError('baselineFromResults needs at least one result')
+  return {
+    fingerprint,
+    ...(workload ? { workload } : {}),
+    ...(provenance ? { provenance } : {}),
+    runs: results.map(baselineRun),
+  }
+}
+
+/** What is kept of one result: also what the current run is compared as. */
+export function baselineRun(result: ServeBenchResult): BaselineRun {
   const samples: Record<string, number[]> = {}
-  for (const m of LATENCY_METRICS) samples[m] = latencySamplesMs(result, m).map(round4)
-  for (const k of Object.keys(THROUGHPUT_UNITS) as ThroughputKey[])
-    samples[k] = windowThroughputs(result, k).map(round4)
+  const blocks: Record<string, number[]> = {}
+  for (const m of LATENCY_METRICS) {
+    const s = blockedLatencySamples(result, m)
+    samples[m] = Array.from(s.values, round4)
+    blocks[m] = Array.from(s.blocks)
+  }
+  const windows: Record<string, number[]> = {}
+  let windowS = 0
+  for (const k of Object.keys(THROUGHPUT_UNITS) as ThroughputKey[]) {
+    const w = throughputWindows(result, k)
+    windows[k] = w.rates.map(round4)
+    windowS = w.windowS
+  }
   const metrics: Record<string, number> = {}
   for (const [k, v] of Object.entries(result)) {
     if (typeof v === 'number' && (/_ms$/.test(k) || k.endsWith('throughput'))) metrics[k] = v
   }
-  return { fingerprint, recordedAt: new Date().toISOString(), samples, metrics }
+  return { recordedAt: new Date().toISOString(), samples, blocks, windows, windowS: round4(windowS), metrics }
 }
 
-function readFile(file: string): BaselineFile {
+interface RawFile {
+  version: number
+  benchmarks: Record<string, unknown>
+}
+
+function readFile(file: string): RawFile {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, benchmarks: {} }
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT')
+      return { version: BASELINE_FILE_VERSION, benchmarks: {} }
     throw new BaselineError(`Cannot read baseline file ${file}: ${(cause as Error).message}`, { cause })
   }
-  let data: Partial<BaselineFile>
+  let data: Partial<RawFile>
   try {
-    data = JSON.parse(text) as Partial<BaselineFile>
+    data = JSON.parse(text) as Partial<RawFile>
   } catch (cause) {
     throw new BaselineError(`Baseline file ${file} is not valid JSON; delete it or rerun with -u`, { cause })
   }
-  if (data?.version !== 1 || typeof data.benchmarks !== 'object' || data.benchmarks === null) {
+  if (typeof data?.version !== 'number' || typeof data.benchmarks !== 'object' || data.benchmarks === null) {
     throw new BaselineError(
-      `Baseline file ${file} is not a servebench baseline (version 1); delete it or rerun with -u`,
+      `Baseline file ${file} is not a servebench baseline (version ${BASELINE_FILE_VERSION}); delete it or rerun with -u`,
     )
   }
-  return data as BaselineFile
+  if (data.version > BASELINE_FILE_VERSION) {
+    throw new BaselineError(
+      `Baseline file ${file} has version ${data.version}, newer than this servebench reads (${BASELINE_FILE_VERSION}); update servebench or rerun with -u`,
+    )
+  }
+  return data as RawFile
 }
 
 // Indented, but each number array on one line: a baseline diff shows which metric changed.

@@ -1,13 +1,27 @@
-import { compareSamples, type Direction } from '../../metrics/compare-distributions.ts'
-import type { BaselineExpectation, ServeBenchResult, UpdateMode, VerdictCheck } from '../shared/meta.ts'
-import { baselineFilePath, baselineFromResult, readBaseline, writeBaseline } from './baseline-store.ts'
+import { type BlockedRun, blockBootstrapChange, type ChangeEstimate } from '../../metrics/block-bootstrap.ts'
+import { checkPasses, decideChange, type InconclusivePolicy } from '../../metrics/decide.ts'
+import { bufferStatistic, quantileLevel } from '../../metrics/fast-statistic.ts'
+import { minSamplesForUpperBound } from '../../metrics/quantile-interval.ts'
+import { windowRuns } from '../../metrics/window-throughput.ts'
+import type {
+  BaselineExpectation,
+  ServeBenchResult,
+  UpdateMode,
+  VerdictCheck,
+  VerdictValue,
+} from '../shared/meta.ts'
+import { formatChange, formatNeeded } from './baseline-format.ts'
 import {
-  isBenchResult,
-  type LATENCY_METRICS,
-  METRIC_LABELS,
-  statisticOf,
-  THROUGHPUT_UNITS,
-} from './samples.ts'
+  type BaselineRecord,
+  type BaselineRun,
+  baselineFilePath,
+  baselineFromResults,
+  baselineRun,
+  readBaseline,
+  writeBaseline,
+} from './baseline-store.ts'
+import { type BaselineProvenance, describeChanges } from './provenance.ts'
+import { isBenchResult, type LATENCY_METRICS, METRIC_LABELS, THROUGHPUT_UNITS } from './samples.ts'
 
 /** Where a benchmark's baseline lives and how `-u` / CI treat it. */
 export interface BaselineContext {
@@ -19,13 +33,25 @@ export interface BaselineContext {
   update: UpdateMode
   baselineDir: string
   root: string
+  /** Where this run came from; stored when writing, compared (as notes) when reading. */
+  provenance?: BaselineProvenance
+  /** The workload options behind the fingerprint; stored, and diffed when the baseline is stale. */
+  workload?: Record<string, unknown>
+  /** More runs of the same configuration to store with `result` when writing (k-run baselines). */
+  recordRuns?: ServeBenchResult[]
+  /** What an inconclusive check does to the assertion. @default 'default' */
+  policy?: InconclusivePolicy
 }
 
 export interface BaselineOutcome {
   pass: boolean
+  /** The worst check's verdict (`fail` > `inconclusive` > `pass`); `fail` for a missing or stale baseline. */
+  verdict: VerdictValue
   summary: string
   checks: VerdictCheck[]
   lines: string[]
+  /** Differences in provenance between the baseline and this run: notes, not failures. */
+  notes: string[]
 }
 
 export const DEFAULT_BASELINE_METRICS = [
@@ -38,10 +64,13 @@ export const DEFAULT_BASELINE_METRICS = [
 /** A pooling run has end-to-end latencies only (no token stream, no start times to window). */
 export const DEFAULT_POOLING_BASELINE_METRICS = ['mean_e2el_ms', 'p99_e2el_ms']
 const DEFAULT_TOLERANCE = 0.1
+const DEFAULT_ALPHA = 0.05
+const RESAMPLES = 1000
 
 /**
  * Snapshot semantics: write when missing (fail instead when updates are off, as in CI), rewrite
- * under `-u`, otherwise compare each metric's per-request distribution with the stored one.
+ * under `-u`, otherwise compare each metric with the stored runs: per-request metrics by a block
+ * bootstrap of the metric's own statistic, throughputs by the windows of the steady part.
  */
 export function matchBaseline(
   result: ServeBenchResult,
@@ -61,106 +90,197 @@ export function matchBaseline(
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE
   const path = baselineFilePath(ctx.baselineDir, ctx.root, ctx.file)
   const stored = readBaseline(path, ctx.name)
+  // Outcomes without checks: written, missing, outdated, stale.
+  const bare = (pass: boolean, summary: string): BaselineOutcome => ({
+    pass,
+    verdict: pass ? 'pass' : 'fail',
+    summary,
+    checks: [],
+    lines: [],
+    notes: [],
+  })
+  const failed = (summary: string): BaselineOutcome => bare(false, summary)
   const fresh = (): BaselineOutcome => {
-    writeBaseline(path, ctx.name, baselineFromResult(result, ctx.fingerprint))
-    return { pass: true, summary: `Baseline written: '${ctx.name}' in ${path}`, checks: [], lines: [] }
+    const runs = [result, ...(ctx.recordRuns ?? [])]
+    writeBaseline(path, ctx.name, baselineFromResults(runs, ctx.fingerprint, ctx.provenance, ctx.workload))
+    const what = runs.length === 1 ? '' : ` (${runs.length} runs)`
+    return bare(true, `Baseline written: '${ctx.name}'${what} in ${path}`)
   }
   if (ctx.update === 'all') return fresh()
-  if (!stored) {
-    if (ctx.update === 'none') {
-      const summary = `Baseline missing: '${ctx.name}' has no baseline in ${path}; run with -u (outside CI) to record it and commit the file`
-      return { pass: false, summary, checks: [], lines: [] }
-    }
+  if (stored.status === 'outdated')
+    return failed(
+      `Baseline outdated: ${path} was written by an older servebench (baseline file version ${stored.version}); rerecord it with -u and commit the file`,
+    )
+  if (stored.status === 'missing') {
+    if (ctx.update === 'none')
+      return failed(
+        `Baseline missing: '${ctx.name}' has no baseline in ${path}; run with -u (outside CI) to record it and commit the file`,
+      )
     return fresh()
   }
-  if (stored.fingerprint !== ctx.fingerprint) {
-    const summary = `Baseline stale: '${ctx.name}' was recorded with another configuration (fingerprint ${stored.fingerprint}, now ${ctx.fingerprint}); run with -u to re-record it`
-    return { pass: false, summary, checks: [], lines: [] }
+  const record = stored.record
+  if (record.fingerprint !== ctx.fingerprint) return failed(staleSummary(ctx, record))
+
+  const current = baselineRun(result)
+  const checks = metrics.map((metric) =>
+    compareMetric(metric, record.runs, current, tolerance, opts.alpha ?? DEFAULT_ALPHA, ctx.policy),
+  )
+  const notes =
+    ctx.provenance && record.provenance
+      ? describeChanges(record.provenance, ctx.provenance).map((c) => `provenance changed: ${c}`)
+      : []
+  const lines = [...checks.map((c) => `  ${c.detail}`), ...notes.map((n) => `  note: ${n}`)]
+  const verdict: VerdictValue = checks.some((c) => c.verdict === 'fail')
+    ? 'fail'
+    : checks.some((c) => c.verdict === 'inconclusive')
+      ? 'inconclusive'
+      : 'pass'
+  return {
+    pass: checks.every((c) => c.pass),
+    verdict,
+    summary: summarise(checks, tolerance),
+    checks,
+    lines,
+    notes,
   }
-  const current = baselineFromResult(result, ctx.fingerprint)
-  const checks: VerdictCheck[] = []
-  const lines: string[] = []
-  const regressions: string[] = []
-  for (const metric of metrics) {
-    const plan = planOf(metric)!
-    const before = stored.samples[plan.sample] ?? []
-    const after = current.samples[plan.sample] ?? []
-    if (before.length === 0 || after.length === 0) {
-      checks.push({
-        metric,
-        actual: Number.NaN,
-        limit: Number.NaN,
-        unit: plan.unit,
-        pass: false,
-        verdict: 'fail',
-        detail: 'no samples',
-      })
-      lines.push(`  ✗ ${metric}: no samples in the ${before.length === 0 ? 'baseline' : 'current run'}`)
-      regressions.push(`${metric} has no samples`)
-      continue
-    }
-    const c = compareSamples(before, after, plan.statistic, {
-      direction: plan.direction,
-      tolerance,
-      ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
-      ...(opts.test !== undefined ? { test: opts.test } : {}),
-    })
-    const evidence = `${pct(c.relative)} (95% CI ${pct(c.relativeCi[0])} … ${pct(c.relativeCi[1])}, p=${formatP(c.pValue)})`
-    const detail = `${fmt(c.current, plan.unit)} vs baseline ${fmt(c.baseline, plan.unit)}: ${evidence}`
-    checks.push({
-      metric: plan.label,
-      actual: c.current,
-      limit: c.baseline,
-      unit: plan.unit,
-      pass: !c.regressed,
-      verdict: c.regressed ? 'fail' : 'pass',
-      interval: c.relativeCi,
-      pValue: c.pValue,
-      detail,
-    })
-    const note = c.regressed ? '' : c.pastTolerance ? ' — not significant' : ''
-    lines.push(`  ${c.regressed ? '✗' : '✓'} ${plan.label} ${detail}${note}`)
-    if (c.regressed) regressions.push(`${plan.label} ${evidence}`)
-  }
-  const tol = `${(tolerance * 100).toFixed(0)}% tolerance`
-  const summary =
-    regressions.length > 0
-      ? `Baseline regression: ${regressions.join('; ')} past the ${tol}`
-      : `Baseline matched: ${metrics.length} metric${metrics.length === 1 ? '' : 's'} within the ${tol} or not significant`
-  return { pass: regressions.length === 0, summary, checks, lines }
 }
 
 interface Plan {
   label: string
+  /** Latency sample key, or throughput key for windows. */
   sample: string
-  statistic: (xs: readonly number[]) => number
-  direction: Direction
+  /** Statistic name of `fast-statistic.ts`. */
+  statistic: string
+  kind: 'latency' | 'throughput'
+  direction: 'lower-is-better' | 'higher-is-better'
   unit: string
+}
+
+function compareMetric(
+  metric: string,
+  baseline: readonly BaselineRun[],
+  current: BaselineRun,
+  tolerance: number,
+  alpha: number,
+  policy: InconclusivePolicy | undefined,
+): VerdictCheck {
+  const plan = planOf(metric)!
+  const side = (runs: readonly BaselineRun[]): BlockedRun[] =>
+    plan.kind === 'throughput'
+      ? windowRuns(runs.map((r) => r.windows[plan.sample] ?? []))
+      : runs
+          .map((r) => ({ values: r.samples[plan.sample] ?? [], blocks: r.blocks[plan.sample] ?? [] }))
+          .filter((r) => r.values.length > 0)
+  const before = side(baseline)
+  const after = side([current])
+  const minimum = plan.kind === 'throughput' ? 2 : 1
+  const count = (runs: BlockedRun[]): number => runs.reduce((n, r) => n + r.values.length, 0)
+  if (count(before) < minimum || count(after) < minimum) {
+    const where = count(before) < minimum ? 'the baseline' : 'the current run'
+    const what = plan.kind === 'throughput' ? 'fewer than 2 steady-part windows' : 'no samples'
+    return {
+      metric: plan.label,
+      actual: Number.NaN,
+      limit: Number.NaN,
+      unit: plan.unit,
+      pass: false,
+      verdict: 'inconclusive',
+      detail: `? inconclusive  ${plan.label}: ${what} in ${where}`,
+    }
+  }
+  const change: ChangeEstimate = blockBootstrapChange(
+    before,
+    after,
+    bufferStatistic(plan.statistic)!,
+    plan.direction,
+    { resamples: RESAMPLES, seed: seedOf(metric) },
+  )
+  // Requests, not windows or tokens, are what a user can add: scale by the current run's requests.
+  const n = Math.max(current.samples.e2el?.length ?? 0, 1)
+  const decision = decideChange({
+    change: change.relative,
+    interval: change.interval,
+    pValue: change.pValue,
+    direction: plan.direction,
+    tolerance,
+    alpha,
+    n,
+  })
+  // A percentile whose upper bound does not exist at this sample size (p99 of 64 requests) cannot
+  // be compared either: whatever the bootstrap says, the verdict waits for more requests.
+  const level = quantileLevel(plan.statistic)
+  if (level !== undefined && level > 0 && level < 1 && decision.verdict !== 'inconclusive') {
+    const least = minSamplesForUpperBound(level)
+    if (count(after) < least || count(before) < least) {
+      decision.verdict = 'inconclusive'
+      decision.neededRequests = Math.max(least, decision.neededRequests ?? 0)
+    }
+  }
+  const pass = checkPasses(decision, policy)
+  const mark =
+    decision.verdict === 'pass' ? '✓ pass ' : decision.verdict === 'fail' ? '✗ fail ' : '? inconclusive '
+  const needed =
+    decision.verdict === 'inconclusive'
+      ? ` — ${formatNeeded(decision.neededRequests ?? Number.POSITIVE_INFINITY)}`
+      : ''
+  const detail = `${mark} ${plan.label} ${fmt(change.current, plan.unit)} vs ${fmt(change.baseline, plan.unit)}: ${formatChange(change)}${needed}`
+  return {
+    metric: plan.label,
+    actual: change.current,
+    limit: change.baseline,
+    unit: plan.unit,
+    pass,
+    verdict: decision.verdict,
+    interval: change.interval,
+    pValue: change.pValue,
+    ...(decision.neededRequests !== undefined ? { neededRequests: decision.neededRequests } : {}),
+    detail,
+  }
+}
+
+function summarise(checks: VerdictCheck[], tolerance: number): string {
+  const tol = `${(tolerance * 100).toFixed(0)}% tolerance`
+  const evidence = (c: VerdictCheck): string =>
+    c.interval && c.pValue !== undefined
+      ? `${c.metric} ${formatChange({ relative: c.actual / c.limit - 1, interval: c.interval, pValue: c.pValue })}`
+      : (c.detail ?? c.metric).replace(/^\? inconclusive\s+/, '')
+  const failed = checks.filter((c) => c.verdict === 'fail')
+  if (failed.length > 0) return `Baseline regression: ${failed.map(evidence).join('; ')} past the ${tol}`
+  const open = checks.filter((c) => c.verdict === 'inconclusive')
+  if (open.length > 0) return `Baseline inconclusive: ${open.map(evidence).join('; ')} (${tol})`
+  return `Baseline matched: ${checks.length} metric${checks.length === 1 ? '' : 's'} within the ${tol}`
+}
+
+function staleSummary(ctx: BaselineContext, record: BaselineRecord): string {
+  const changes = record.workload && ctx.workload ? describeChanges(record.workload, ctx.workload) : []
+  const what =
+    changes.length > 0
+      ? `: ${changes.join(', ')}`
+      : ` (fingerprint ${record.fingerprint}, now ${ctx.fingerprint})`
+  return `Baseline stale: '${ctx.name}' was recorded with another configuration${what}; run with -u to re-record it`
 }
 
 function planOf(metric: string): Plan | undefined {
   const m = /^(mean|median|std|min|max|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$/.exec(metric)
-  if (m) {
-    const statistic = statisticOf(m[1]!)
+  if (m && bufferStatistic(m[1]!)) {
     const which = m[2] as (typeof LATENCY_METRICS)[number]
-    if (statistic)
-      return {
-        label: `${m[1]} ${METRIC_LABELS[which]}`,
-        sample: which,
-        statistic,
-        direction: 'lower-is-better',
-        unit: 'ms',
-      }
+    return {
+      label: `${m[1]} ${METRIC_LABELS[which]}`,
+      sample: which,
+      statistic: m[1]!,
+      kind: 'latency',
+      direction: 'lower-is-better',
+      unit: 'ms',
+    }
   }
   if (metric in THROUGHPUT_UNITS) {
-    const unit = THROUGHPUT_UNITS[metric as keyof typeof THROUGHPUT_UNITS]
-    const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
     return {
       label: metric.replaceAll('_', ' '),
       sample: metric,
-      statistic: mean,
+      statistic: 'mean',
+      kind: 'throughput',
       direction: 'higher-is-better',
-      unit,
+      unit: THROUGHPUT_UNITS[metric as keyof typeof THROUGHPUT_UNITS],
     }
   }
   return undefined
@@ -168,13 +288,11 @@ function planOf(metric: string): Plan | undefined {
 
 function validate(e: unknown): BaselineExpectation {
   if (typeof e !== 'object' || e === null)
-    throw new TypeError('toMatchBaseline expects { metrics?, tolerance?, alpha?, test? }')
+    throw new TypeError('toMatchBaseline expects { metrics?, tolerance?, alpha? }')
   const x = e as BaselineExpectation
-  const unknown = Object.keys(x).filter((k) => !['metrics', 'tolerance', 'alpha', 'test'].includes(k))
+  const unknown = Object.keys(x).filter((k) => !['metrics', 'tolerance', 'alpha'].includes(k))
   if (unknown.length > 0)
-    throw new TypeError(
-      `toMatchBaseline: unknown key '${unknown[0]}' (valid: metrics, tolerance, alpha, test)`,
-    )
+    throw new TypeError(`toMatchBaseline: unknown key '${unknown[0]}' (valid: metrics, tolerance, alpha)`)
   if (x.metrics !== undefined) {
     if (!Array.isArray(x.metrics) || x.metrics.length === 0)
       throw new TypeError('toMatchBaseline: metrics must be a non-empty array of result keys')
@@ -196,23 +314,16 @@ function validate(e: unknown): BaselineExpectation {
   if (x.alpha !== undefined && !(typeof x.alpha === 'number' && x.alpha > 0 && x.alpha < 1)) {
     throw new TypeError(`toMatchBaseline: alpha must be in (0, 1) (got ${String(x.alpha)})`)
   }
-  if (x.test !== undefined && !['both', 'bootstrap', 'mann-whitney'].includes(x.test)) {
-    throw new TypeError(
-      `toMatchBaseline: test must be 'both', 'bootstrap' or 'mann-whitney' (got ${String(x.test)})`,
-    )
-  }
   return x
 }
 
-function pct(x: number): string {
-  if (!Number.isFinite(x)) return 'n/a'
-  return `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
-}
-
-function formatP(p: number): string {
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4)
+// FNV-1a of the metric name: each metric its own reproducible resampling stream.
+function seedOf(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
 }
 
 function fmt(v: number, unit: string): string {
-  return unit === 'ms' ? `${v.toFixed(1)} ms` : `${v.toFixed(2)} ${unit}`
+  return unit === 'ms' ? `${v.toFixed(1)} ms` : `${v.toFixed(1)} ${unit}`
 }

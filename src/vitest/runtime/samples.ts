@@ -1,4 +1,13 @@
+import type { BlockedRun } from '../../metrics/block-bootstrap.ts'
+import { assignBlocks } from '../../metrics/blocks.ts'
 import { mean, median, percentile, std } from '../../metrics/percentile.ts'
+import {
+  steadySpan,
+  type ThroughputKind,
+  type TimelineRequest,
+  type WindowedThroughput,
+  windowThroughputs,
+} from '../../metrics/window-throughput.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import type { ServeBenchResult } from '../shared/meta.ts'
@@ -117,33 +126,81 @@ export function failedCount(result: ServeBenchResult): number {
 }
 
 /**
- * Throughput of each of `k` equal time windows over the run (batch means): the per-run throughput
- * is one number, so a statistical comparison needs a sample from within the run.
+ * The successful requests' values of one latency metric (as {@link latencySamplesMs}) with the block
+ * of correlated requests each belongs to (`metrics/blocks.ts`): blocks follow the start times and
+ * the run's concurrency limit; a pooling result (no start times) is blocked in dispatch order.
  */
-export function windowThroughputs(result: ServeBenchResult, key: ThroughputKey): number[] {
-  // A pooling result has no start times: no windows.
-  if (!isBenchResult(result)) return []
-  const ends: Array<{ endS: number; tokens: number }> = []
-  let t0 = Number.POSITIVE_INFINITY
-  let t1 = Number.NEGATIVE_INFINITY
-  for (let i = 0; i < result.latencies.length; i++) {
-    const startS = result.start_times?.[i]
-    if (startS === undefined) continue
-    t0 = Math.min(t0, startS)
-    if (!succeeded(result, i)) continue
-    const endS = startS + (result.latencies[i] ?? 0)
-    t1 = Math.max(t1, endS)
-    const out = result.output_lens[i] ?? 0
-    const tokens =
-      key === 'request_throughput' ? 1 : key === 'output_throughput' ? out : out + (result.input_lens[i] ?? 0)
-    ends.push({ endS, tokens })
+export function blockedLatencySamples(result: ServeBenchResult, metric: LatencyMetric): BlockedRun {
+  const startTimes = isBenchResult(result)
+    ? result.latencies.map((_, i) => result.start_times?.[i] ?? Number.NaN)
+    : result.latencies.map((_, i) => i)
+  const ok = startTimes.map((_, i) => succeeded(result, i))
+  const okStarts = startTimes.filter((_, i) => ok[i])
+  const okBlocks = assignBlocks(okStarts, { concurrency: result.max_concurrency ?? undefined })
+  const blockOf: number[] = []
+  let j = 0
+  for (let i = 0; i < startTimes.length; i++) blockOf.push(ok[i] ? okBlocks[j++]! : -1)
+  const values: number[] = []
+  const blocks: number[] = []
+  const push = (i: number, v: number): void => {
+    values.push(v)
+    blocks.push(blockOf[i]!)
   }
-  if (ends.length === 0 || !(t1 > t0)) return []
-  const k = Math.max(2, Math.min(20, Math.floor(ends.length / 4)))
-  const widthS = (t1 - t0) / k
-  const sums = new Array<number>(k).fill(0)
-  for (const e of ends) sums[Math.min(k - 1, Math.floor((e.endS - t0) / widthS))]! += e.tokens
-  return sums.map((s) => s / widthS)
+  if (!isBenchResult(result)) {
+    if (metric === 'e2el')
+      for (let i = 0; i < result.latencies.length; i++) if (ok[i]) push(i, result.latencies[i]! * 1000)
+    return { values, blocks }
+  }
+  for (let i = 0; i < result.latencies.length; i++) {
+    if (!ok[i]) continue
+    const ttftS = result.ttfts[i] ?? 0
+    const latencyS = result.latencies[i] ?? 0
+    if (metric === 'ttft') push(i, ttftS * 1000)
+    else if (metric === 'e2el') push(i, latencyS * 1000)
+    else if (metric === 'itl') for (const gap of result.itls[i] ?? []) push(i, gap * 1000)
+    else {
+      const outputLen = result.output_lens[i] ?? 0
+      if (outputLen > 1) push(i, ((latencyS - ttftS) / (outputLen - 1)) * 1000)
+    }
+  }
+  return { values, blocks }
+}
+
+/** What the throughput windows need of each request; empty for a pooling result (no start times). */
+export function timelineOf(result: ServeBenchResult): TimelineRequest[] {
+  if (!isBenchResult(result)) return []
+  return result.latencies.map((latencyS, i) => ({
+    success: succeeded(result, i),
+    startS: result.start_times?.[i] ?? Number.NaN,
+    latencyS,
+    ttftS: result.ttfts[i] ?? 0,
+    itlsS: result.itls[i] ?? [],
+    inputLen: result.input_lens[i] ?? 0,
+    outputLen: result.output_lens[i] ?? 0,
+  }))
+}
+
+const THROUGHPUT_KINDS: { readonly [K in ThroughputKey]: ThroughputKind } = {
+  request_throughput: 'request',
+  output_throughput: 'output',
+  total_token_throughput: 'total',
+}
+
+/**
+ * Throughput of `key` in fixed windows of the run's steady part (`metrics/window-throughput.ts`):
+ * the result's `steady_state` window when it has one, else the ramp-up and drain rule.
+ */
+export function throughputWindows(result: ServeBenchResult, key: ThroughputKey): WindowedThroughput {
+  const timeline = timelineOf(result)
+  const window = (
+    result.steady_state as { window?: { start_s?: unknown; end_s?: unknown } } | null | undefined
+  )?.window
+  const steady =
+    typeof window?.start_s === 'number' && typeof window.end_s === 'number'
+      ? { startS: window.start_s, endS: window.end_s }
+      : undefined
+  const span = steadySpan(timeline, steady)
+  return windowThroughputs(timeline, THROUGHPUT_KINDS[key], span ? { span } : {})
 }
 
 /** The client self-check of a result (`client_health`), when the run made one. */

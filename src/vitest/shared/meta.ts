@@ -63,10 +63,8 @@ export interface BaselineExpectation {
   metrics?: string[]
   /** Relative change tolerated before a regression can fail, 0–1. @default 0.1 */
   tolerance?: number
-  /** Significance level. @default 0.05 */
+  /** Significance level of the one-sided test toward worse. @default 0.05 */
   alpha?: number
-  /** Evidence a regression needs. @default 'both' */
-  test?: 'both' | 'bootstrap' | 'mann-whitney'
 }
 
 /**

@@ -1,0 +1,25 @@
+import type { ChangeEstimate } from '../../metrics/block-bootstrap.ts'
+
+/** Text of baseline comparisons: changes, intervals, p-values and requests needed. */
+
+/** `+15.4% (95% CI +12.0% … +18.9%, p<0.001)`. */
+export function formatChange(c: Pick<ChangeEstimate, 'relative' | 'interval' | 'pValue'>): string {
+  return `${pct(c.relative)} (95% CI ${pct(c.interval[0])} … ${pct(c.interval[1])}, ${formatP(c.pValue)})`
+}
+
+/** `p<0.001`, or the p-value to two significant digits (`p=0.0029`, `p=0.13`). */
+export function formatP(p: number): string {
+  return p < 0.001 ? 'p<0.001' : `p=${Number(p.toPrecision(2))}`
+}
+
+/** `about 1,900 requests would decide it`, or why none would. */
+export function formatNeeded(n: number): string {
+  if (!Number.isFinite(n)) return 'the estimate sits on the limit; more requests alone would not decide it'
+  return `about ${Math.ceil(n).toLocaleString('en-US')} requests would decide it`
+}
+
+/** A relative change as a signed percentage with one decimal; `n/a` when undefined. */
+export function pct(x: number): string {
+  if (!Number.isFinite(x)) return 'n/a'
+  return `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
+}
