@@ -380,8 +380,13 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
  * (the simulator's port, request-id prefixes, API keys, output paths).
  */
 export function configFingerprint(config: BenchConfig): string {
+  return fnv1a(canonicalJson(configWorkload(config)))
+}
+
+/** What the fingerprint is made of, as plain JSON: a stale baseline names the fields that changed. */
+export function configWorkload(config: BenchConfig): Record<string, unknown> {
   const { endpoint, tokenizer, dataset, numPrompts, seed, load, request, numWarmups, goodput } = config
-  const stable = {
+  return {
     endpoint: { backend: endpoint.backend, path: endpoint.endpointPath, model: endpoint.model ?? null },
     tokenizer: tokenizer.id ?? null,
     dataset,
@@ -392,7 +397,6 @@ export function configFingerprint(config: BenchConfig): string {
     numWarmups,
     goodput: goodput ?? null,
   }
-  return fnv1a(canonicalJson(stable))
 }
 
 function resolveRandom(

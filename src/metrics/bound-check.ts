@@ -67,7 +67,8 @@ export function checkStatisticBound(
   const upper = Math.max(order.upper, boot.upper)
   const decision = decideBound({ estimate: order.estimate, lower, upper, limit, kind: options.kind, n })
   if (decision.verdict === 'inconclusive') {
-    // Both answers are estimates; the larger one is the honest one.
+    // Both answers are estimates; the larger one is the honest one. An interval with an infinite
+    // end (no order statistic bounds it yet) says nothing by its width: then only the ranks do.
     const byOrder = quantileRequestsNeeded(sorted, level, limit, options.confidence ?? 0.95)
     const byWidth = scaleNeeded(
       n,
@@ -75,7 +76,8 @@ export function checkStatisticBound(
       ...oriented(lower, upper, options.kind),
       sign(options.kind) * limit,
     )
-    decision.neededRequests = Math.max(byOrder, byWidth)
+    decision.neededRequests =
+      Number.isFinite(lower) && Number.isFinite(upper) ? Math.max(byOrder, byWidth) : byOrder
   }
   return { estimate: order.estimate, interval: [lower, upper], n, ...decision }
 }

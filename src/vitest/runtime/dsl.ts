@@ -2,7 +2,12 @@ import { workerData } from 'node:worker_threads'
 import { type TestContext, test } from 'vitest'
 import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
-import { benchConfigFromDsl, configFingerprint, type ServeBenchOptions } from '../../config/from-dsl.ts'
+import {
+  benchConfigFromDsl,
+  configFingerprint,
+  configWorkload,
+  type ServeBenchOptions,
+} from '../../config/from-dsl.ts'
 import { resolveVerdictOptions } from '../../config/verdict-options.ts'
 import { EndpointError } from '../../errors.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
@@ -11,9 +16,11 @@ import {
   DEFAULT_MAX_FAILURE_RATIO,
   describeFailureRatio,
 } from '../../runner/failure-ratio.ts'
+import { endpointHeaders } from '../../runner/model-info.ts'
 import { type RunOutcome, runBenchmark } from '../../runner/run-benchmark.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
 import { baselineReplicates, lateResults } from './late-results.ts'
+import { collectProvenance } from './provenance.ts'
 import { runInRounds } from './rounds.ts'
 import { failedCount } from './samples.ts'
 
@@ -79,6 +86,7 @@ function define(api: TestLike): ServeBenchFn {
       name,
       fingerprint,
       verdicts: [],
+      workload: configWorkload(config),
       confidence: verdictOptions.confidence,
       inconclusivePolicy: verdictOptions.inconclusive,
       ...(config.goodput ? { goodput: config.goodput } : {}),
@@ -117,6 +125,13 @@ function define(api: TestLike): ServeBenchFn {
       meta.rounds = judged.rounds
       if (judged.invalid) meta.invalid = judged.invalid
       if (judged.baselineRuns.length > 0) baselineReplicates().set(task, judged.baselineRuns)
+      meta.provenance = await collectProvenance({
+        baseUrl: config.endpoint.baseUrl,
+        headers: endpointHeaders(config.endpoint),
+        tokenizer: (result as { tokenizer_id?: string | null }).tokenizer_id ?? null,
+      })
+      // The embedded simulator listens on a new port each time: its host says nothing.
+      if (settings.simulator && meta.provenance.server) meta.provenance.server.host = 'embedded simulator'
       assertSomeAnswered(config, result)
       const warning = assertFailureRatio(config, outcome.records)
       if (warning) meta.warnings = [warning]

@@ -38,9 +38,9 @@ describe('toMeetSLO', () => {
     })
     expect(r.pass).toBe(false)
     expect(r.message()).toMatchInlineSnapshot(`
-      "SLO missed: p50 TTFT 200.0 ms > 150 ms; error rate 25.0% > 10%
+      "SLO undecided: p50 TTFT 200.0 ms > 150 ms; error rate 25.0% > 10%
         ? p50 TTFT 200.0 ms > 150 ms (95% CI −∞ … ∞ ms) — inconclusive; about 40 requests would decide it
-        ✓ max TTFT 300.0 ms ≤ 1000 ms
+        ✓ max TTFT 300.0 ms ≤ 1000 ms (95% CI 300.0 … 300.0 ms)
         ? error rate 25.0% > 10% (95% CI 4.6% … 69.9%) — inconclusive; about 16 requests would decide it"
     `)
   })
@@ -133,8 +133,8 @@ describe('matchers on a pooling result', () => {
     expect(r.pass).toBe(false)
     expect(r.message()).toMatchInlineSnapshot(`
       "SLO missed: mean E2EL 30.0 ms > 25 ms; failed requests 1 > 0
-        ✓ max E2EL 40.0 ms ≤ 50 ms
-        ✗ mean E2EL 30.0 ms > 25 ms
+        ✓ max E2EL 40.0 ms ≤ 50 ms (95% CI 20.0 … 40.0 ms)
+        ? mean E2EL 30.0 ms > 25 ms (95% CI 20.0 … 40.0 ms) — inconclusive; about 8 requests would decide it
         ✓ request throughput 2.00 req/s ≥ 1 req/s
         ? error rate 33.3% ≤ 50% (95% CI 6.1% … 79.2%) — inconclusive; about 35 requests would decide it
         ✗ failed requests 1 > 0"

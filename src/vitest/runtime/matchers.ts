@@ -10,6 +10,7 @@ import type {
 } from '../shared/meta.ts'
 import { matchBaseline } from './baseline.ts'
 import { baselineFilePath, readBaseline } from './baseline-store.ts'
+import { baselineReplicates } from './late-results.ts'
 import {
   isBenchResult,
   isServeBenchResult,
@@ -83,14 +84,19 @@ export const servebenchMatchers = {
       })
       return { pass: !this.isNot, message: () => 'baseline to be recorded' }
     }
-    const outcome = matchBaseline(result, expectation, ctx)
+    const outcome = matchBaseline(result, expectation, {
+      ...ctx,
+      ...(meta.provenance ? { provenance: meta.provenance } : {}),
+      ...(meta.workload ? { workload: meta.workload } : {}),
+      recordRuns: (baselineReplicates().get(task) ?? []) as ServeBenchResult[],
+    })
     if (outcome.checks.length === 0) {
-      // Written, missing or stale: no comparison, the summary says it all.
+      // Written, missing, outdated or stale: no comparison, the summary says it all.
       const recording = outcome.pass
       meta.verdicts.push({
         matcher: 'toMatchBaseline',
         pass: outcome.pass !== this.isNot,
-        verdict: outcome.pass ? 'pass' : 'fail',
+        verdict: outcome.verdict,
         summary: outcome.summary,
         checks: [],
         ...(recording ? { recording } : {}),
@@ -101,8 +107,12 @@ export const servebenchMatchers = {
         message: () => (this.isNot ? `expected toMatchBaseline to fail, but it passed:\n${body}` : body),
       }
     }
-    return finish(this, 'toMatchBaseline', outcome.checks, (met, shown) =>
-      met ? outcome.summary : `Baseline regression: ${shown}`,
+    return finish(
+      this,
+      'toMatchBaseline',
+      outcome.checks,
+      () => outcome.summary,
+      outcome.notes.map((n) => `note: ${n}`),
     )
   },
 }
@@ -116,6 +126,7 @@ function finish(
   matcher: Verdict['matcher'],
   judged: VerdictCheck[],
   summarize: (met: boolean, shown: string) => string,
+  notes: string[] = [],
 ): MatcherResult {
   const meta = ctx.task?.meta.servebench
   const policy = meta?.inconclusivePolicy ?? 'point'
@@ -144,7 +155,8 @@ function finish(
   // Appended, never assigned: several matchers (and `.not`) may run in one benchmark.
   meta?.verdicts.push({ matcher, pass: outcome, verdict, summary, checks })
   const confidence = meta?.confidence ?? 0.95
-  const body = [summary, ...checks.map((c) => `  ${formatLine(c, confidence, meta?.rounds)}`)].join('\n')
+  const lines = checks.map((c) => `  ${formatLine(c, confidence, meta?.rounds)}`)
+  const body = [summary, ...lines, ...notes.map((n) => `  ${n}`)].join('\n')
   const message = (): string => (ctx.isNot ? `expected ${matcher} to fail, but it passed:\n${body}` : body)
   // A probe between rounds records and lets the assertions go on.
   if (meta?.probing) return { pass: !ctx.isNot, message }
@@ -154,9 +166,10 @@ function finish(
 
 /** One line of a matcher's message: mark, check, interval, and what decides an inconclusive one. */
 export function formatLine(c: VerdictCheck, confidence = 0.95, rounds = 1): string {
+  // A baseline check's detail is its whole line, mark included.
+  if (c.detail && c.verdict !== 'invalid') return c.detail
   const parts = [`${MARKS[c.verdict]} ${formatCheck(c)}`]
-  if (c.detail) parts[0] = `${MARKS[c.verdict]} ${c.metric} ${c.detail}`
-  else if (c.interval) {
+  if (c.interval && c.verdict !== 'invalid') {
     const [lo, hi] = c.interval.map((v) => formatBound(v, c.unit))
     const unit = c.unit === 'fraction' || c.unit === 'count' ? '' : ` ${c.unit}`
     parts.push(`(${Number((confidence * 100).toFixed(1))}% CI ${lo} … ${hi}${unit})`)

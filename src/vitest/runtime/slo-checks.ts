@@ -1,17 +1,11 @@
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import type { RequestRecord } from '../../config/records.ts'
+import { type BoundCheck, checkProportionBound, checkStatisticBound } from '../../metrics/bound-check.ts'
 import { isGood } from '../../metrics/goodput.ts'
-import { proportionInterval, proportionRequestsNeeded } from '../../metrics/proportion-interval.ts'
-import { quantileInterval, quantileRequestsNeeded } from '../../metrics/quantile-interval.ts'
-import type {
-  GoodputExpectation,
-  ServeBenchResult,
-  SloSpec,
-  VerdictCheck,
-  VerdictValue,
-} from '../shared/meta.ts'
-import { meanBound, throughputBound } from './sample-bounds.ts'
+import { windowRuns } from '../../metrics/window-throughput.ts'
+import type { GoodputExpectation, ServeBenchResult, SloSpec, VerdictCheck } from '../shared/meta.ts'
 import {
+  blockedLatencySamples,
   failedCount,
   isBenchResult,
   LATENCY_METRICS,
@@ -21,25 +15,16 @@ import {
   requestCount,
   statisticOf,
   succeeded,
+  throughputWindows,
 } from './samples.ts'
 
 /**
- * The checks of `toMeetSLO` and `toHaveGoodput`, each with a confidence interval and a three-valued
- * verdict: `pass` when the interval lies within the bound, `fail` when it lies outside, otherwise
- * `inconclusive` with the requests that would decide it. `pass` on a check is the point estimate's
- * side of the bound; the matcher applies the inconclusive policy. See docs/statistics.md.
+ * The checks of `toMeetSLO` and `toHaveGoodput`, each decided with its interval
+ * (`metrics/bound-check.ts`): `pass` when the interval lies within the bound, `fail` when it lies
+ * outside, otherwise `inconclusive` with the requests that would decide it. `pass` on a check is
+ * the point estimate's side of the bound; the matcher applies the inconclusive policy. See
+ * docs/statistics.md.
  */
-
-/** Where an interval lies against a bound: upper limits for latencies and rates of failure, lower limits for throughputs and goodput. */
-export function decide(
-  interval: readonly [number, number],
-  limit: number,
-  kind: 'max' | 'min',
-): VerdictValue {
-  const [lo, hi] = interval
-  if (kind === 'max') return hi <= limit ? 'pass' : lo > limit ? 'fail' : 'inconclusive'
-  return lo >= limit ? 'pass' : hi < limit ? 'fail' : 'inconclusive'
-}
 
 /** Every bound of an SLO, checked. */
 export function checkSlo(result: ServeBenchResult, slo: SloSpec, confidence: number): VerdictCheck[] {
@@ -58,20 +43,19 @@ export function checkSlo(result: ServeBenchResult, slo: SloSpec, confidence: num
     if (!bound || (key === 'outputThroughput' && !isBenchResult(result))) continue
     const resultKey = key === 'requestThroughput' ? 'request_throughput' : 'output_throughput'
     const actual = result[resultKey as 'request_throughput']
-    const b = throughputBound(result, resultKey, confidence)
+    const check = {
+      metric: key === 'requestThroughput' ? 'request throughput' : 'output throughput',
+      actual,
+      limit: bound.min,
+      unit: key === 'requestThroughput' ? 'req/s' : 'tok/s',
+      pass: actual >= bound.min,
+    }
+    // The rates of the steady part's windows, as toMatchBaseline compares them.
+    const [windows] = windowRuns([throughputWindows(result, resultKey).rates])
     checks.push(
-      withInterval(
-        {
-          metric: key === 'requestThroughput' ? 'request throughput' : 'output throughput',
-          actual,
-          limit: bound.min,
-          unit: key === 'requestThroughput' ? 'req/s' : 'tok/s',
-          pass: actual >= bound.min,
-        },
-        b?.interval,
-        'min',
-        b?.neededRequests,
-      ),
+      windows && windows.values.length >= 2
+        ? judged(check, checkStatisticBound(windows, 'mean', bound.min, { kind: 'min', confidence }))
+        : pointCheck(check),
     )
   }
   if (slo.errorRate !== undefined) {
@@ -88,15 +72,7 @@ export function checkSlo(result: ServeBenchResult, slo: SloSpec, confidence: num
     // A bound of 0 speaks of the run itself (no request may fail), not of a rate to estimate.
     if (slo.errorRate === 0 || total === 0) checks.push(pointCheck(check))
     else {
-      const p = proportionInterval(failed, total, confidence)
-      checks.push(
-        withInterval(
-          check,
-          [p.lower, p.upper],
-          'max',
-          proportionRequestsNeeded(failed, total, slo.errorRate, confidence),
-        ),
-      )
+      checks.push(judged(check, checkProportionBound(failed, total, slo.errorRate, 'max', confidence)))
     }
   }
   if (slo.failed !== undefined) {
@@ -125,7 +101,6 @@ export function checkGoodput(
   let good = 0
   for (let i = 0; i < result.latencies.length; i++) if (isGood(recordAt(result, i), slo)) good++
   const checks: VerdictCheck[] = []
-  const p = total > 0 ? proportionInterval(good, total, confidence) : undefined
   const fraction = total === 0 ? 0 : good / total
   if (expectation.min !== undefined) {
     const check = {
@@ -136,13 +111,8 @@ export function checkGoodput(
       pass: fraction >= expectation.min,
     }
     checks.push(
-      p
-        ? withInterval(
-            check,
-            [p.lower, p.upper],
-            'min',
-            proportionRequestsNeeded(good, total, expectation.min, confidence),
-          )
+      total > 0
+        ? judged(check, checkProportionBound(good, total, expectation.min, 'min', confidence))
         : pointCheck(check),
     )
   }
@@ -156,17 +126,11 @@ export function checkGoodput(
       unit: 'req/s',
       pass: rps >= expectation.minRps,
     }
-    // The fraction's interval at the run's request rate.
-    checks.push(
-      p && perS > 0
-        ? withInterval(
-            check,
-            [p.lower * perS, p.upper * perS],
-            'min',
-            proportionRequestsNeeded(good, total, expectation.minRps / perS, confidence),
-          )
-        : pointCheck(check),
-    )
+    // The good fraction's interval at the run's request rate.
+    if (total > 0 && perS > 0) {
+      const p = checkProportionBound(good, total, expectation.minRps / perS, 'min', confidence)
+      checks.push(judged(check, { ...p, interval: [p.interval[0] * perS, p.interval[1] * perS] }))
+    } else checks.push(pointCheck(check))
   }
   return { checks, good, total }
 }
@@ -185,26 +149,10 @@ function latencyCheck(
   }
   const actual = statisticOf(stat)!(samples)
   const base = { metric: label, actual, limit, unit: 'ms', pass: actual <= limit }
-  const p = quantileOf(stat)
-  if (p !== undefined) {
-    const sorted = Float64Array.from(samples).sort()
-    const q = quantileInterval(sorted, p, confidence)
-    return withInterval(base, [q.lower, q.upper], 'max', quantileRequestsNeeded(sorted, p, limit, confidence))
-  }
-  if (stat === 'mean') {
-    const b = meanBound(result, metric, confidence)
-    if (b) return withInterval(base, b.interval, 'max', b.neededRequests)
-  }
-  // min, max and std describe this run as observed.
-  return pointCheck(base)
-}
-
-// `median` and `pNN` with 0 < NN < 100 as a fraction; min and max (p0, p100) are observed values.
-function quantileOf(stat: string): number | undefined {
-  if (stat === 'median') return 0.5
-  const m = /^p(\d+(?:\.\d+)?)$/.exec(stat)
-  const p = m ? Number(m[1]) / 100 : Number.NaN
-  return p > 0 && p < 1 ? p : undefined
+  return judged(
+    base,
+    checkStatisticBound(blockedLatencySamples(result, metric), stat, limit, { kind: 'max', confidence }),
+  )
 }
 
 type BareCheck = Omit<VerdictCheck, 'verdict'>
@@ -213,19 +161,14 @@ function pointCheck(c: BareCheck): VerdictCheck {
   return { ...c, verdict: c.pass ? 'pass' : 'fail' }
 }
 
-function withInterval(
-  c: BareCheck,
-  interval: readonly [number, number] | undefined,
-  kind: 'max' | 'min',
-  neededRequests: number | undefined,
-): VerdictCheck {
-  if (!interval) return pointCheck(c)
-  const verdict = decide(interval, c.limit, kind)
+function judged(c: BareCheck, bound: BoundCheck): VerdictCheck {
   return {
     ...c,
-    verdict,
-    interval: [interval[0], interval[1]],
-    ...(verdict === 'inconclusive' && neededRequests !== undefined ? { neededRequests } : {}),
+    verdict: bound.verdict,
+    interval: bound.interval,
+    ...(bound.verdict === 'inconclusive' && bound.neededRequests !== undefined
+      ? { neededRequests: bound.neededRequests }
+      : {}),
   }
 }
 

@@ -6,6 +6,7 @@ import type {} from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
+import type { BaselineProvenance } from '../runtime/provenance.ts'
 
 /**
  * What a benchmark produces: the generation result, or the pooling shape for the embeddings,
@@ -129,6 +130,10 @@ export interface ServeBenchMeta {
   probing?: boolean
   /** Confidence level of the checks' intervals (`verdicts.confidence`). @default 0.95 */
   confidence?: number
+  /** Where the run came from (server, tokenizer, client, servebench): stored with a new baseline. */
+  provenance?: BaselineProvenance
+  /** The workload behind the fingerprint: a stale baseline names the fields that changed. */
+  workload?: Record<string, unknown>
   /** What a check still inconclusive after the rounds does (`verdicts.inconclusive`). @default 'point' */
   inconclusivePolicy?: 'point' | 'fail' | 'warn'
   /** Notes that did not fail the benchmark (failures above `maxFailureRatio` under `failOnErrorRatio`). */
