@@ -47,11 +47,11 @@ describe('decideChange', () => {
     expect(decideChange({ ...lower, change: 0.05, interval: [0, 0.1], pValue: 0.04 }).verdict).toBe('pass')
   })
 
-  it('does not fail a point change exactly at the tolerance, nor a p-value exactly at alpha', () => {
+  it('does not fail a point change exactly at the tolerance, nor a one-sided p-value exactly at alpha / 2', () => {
     const atTolerance = decideChange({ ...lower, change: 0.1, interval: [0.05, 0.15], pValue: 0.001 })
     expect(atTolerance).toMatchObject({ verdict: 'inconclusive', pastLimit: false })
     expect(atTolerance.neededRequests).toBe(Number.POSITIVE_INFINITY)
-    const atAlpha = decideChange({ ...lower, change: 0.2, interval: [-0.01, 0.4], pValue: 0.05 })
+    const atAlpha = decideChange({ ...lower, change: 0.2, interval: [-0.01, 0.4], pValue: 0.025 })
     expect(atAlpha).toMatchObject({ verdict: 'inconclusive', significant: false, pastLimit: true })
   })
 

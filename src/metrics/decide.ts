@@ -35,7 +35,11 @@ export interface ChangeInput {
   direction: 'lower-is-better' | 'higher-is-better'
   /** Relative change tolerated, e.g. 0.1. */
   tolerance: number
-  /** Significance level. @default 0.05 */
+  /**
+   * Two-sided significance level, matching a (1 − alpha) interval: the change toward worse is
+   * significant when its one-sided p-value is below alpha / 2, i.e. when that interval lies
+   * entirely on the worse side of zero. @default 0.05
+   */
   alpha?: number
   /** Requests in the current sample. */
   n: number
@@ -50,7 +54,7 @@ export interface DecisionResult {
 }
 
 export interface ChangeDecision extends DecisionResult {
-  /** The change toward worse is significant at `alpha`. */
+  /** The change toward worse is significant (one-sided p below alpha / 2). */
   significant: boolean
   /** The change oriented so that positive is worse. */
   worseChange: number
@@ -90,7 +94,7 @@ export function decideChange(input: ChangeInput): ChangeDecision {
   const worseChange = sign * input.change
   const [a, b] = input.interval.map((x) => sign * x) as [number, number]
   const worseInterval: [number, number] = [Math.min(a, b), Math.max(a, b)]
-  const significant = input.pValue < alpha
+  const significant = input.pValue < alpha / 2
   const pastLimit = worseChange > input.tolerance
   const base = { significant, worseChange, worseInterval, pastLimit }
   if (significant && pastLimit) return { verdict: 'fail', ...base }

@@ -2,14 +2,23 @@ import type { ChangeEstimate } from '../../metrics/block-bootstrap.ts'
 
 /** Text of baseline comparisons: changes, intervals, p-values and requests needed. */
 
-/** `+15.4% (95% CI +12.0% … +18.9%, p<0.001)`. */
-export function formatChange(c: Pick<ChangeEstimate, 'relative' | 'interval' | 'pValue'>): string {
-  return `${pct(c.relative)} (95% CI ${pct(c.interval[0])} … ${pct(c.interval[1])}, ${formatP(c.pValue)})`
+/** `+15.4% (95% CI +12.0% … +18.9%, p<0.001)`; `confidence` names the interval's level. */
+export function formatChange(
+  c: Pick<ChangeEstimate, 'relative' | 'interval' | 'pValue'>,
+  confidence = 0.95,
+): string {
+  const level = `${Number((confidence * 100).toFixed(1))}% CI`
+  return `${pct(c.relative)} (${level} ${pct(c.interval[0])} … ${pct(c.interval[1])}, ${formatP(c.pValue)})`
 }
 
-/** `p<0.001`, or the p-value to two significant digits (`p=0.0029`, `p=0.13`). */
+/**
+ * `p<0.001`, or the one-sided p-value cut (not rounded) to two significant digits, so a p-value
+ * just below a threshold never prints as the threshold (`p=0.0029`, `p=0.024`, `p=0.13`).
+ */
 export function formatP(p: number): string {
-  return p < 0.001 ? 'p<0.001' : `p=${Number(p.toPrecision(2))}`
+  if (p < 0.001) return 'p<0.001'
+  const scale = 10 ** (1 - Math.floor(Math.log10(p)))
+  return `p=${Number((Math.floor(p * scale + 1e-9) / scale).toPrecision(2))}`
 }
 
 /** `about 1,900 requests would decide it`, or why none would. */

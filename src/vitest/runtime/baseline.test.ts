@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchResult } from '../../report/result-types.ts'
 import { createRng } from '../../rng.ts'
 import { type BaselineContext, matchBaseline } from './baseline.ts'
+import { formatChange, formatNeeded, formatP } from './baseline-format.ts'
 import { baselineFilePath } from './baseline-store.ts'
 import type { BaselineProvenance } from './provenance.ts'
 
@@ -198,5 +199,21 @@ describe('matchBaseline', () => {
     expect(() => matchBaseline(closedLoop(1), { test: 'both' }, ctx('a.bench.ts'))).toThrow(
       "toMatchBaseline: unknown key 'test' (valid: metrics, tolerance, alpha)",
     )
+  })
+})
+
+describe('baseline text', () => {
+  it('cuts p-values to two digits so none prints as the threshold it is below', () => {
+    expect([0.0495, 0.0029, 0.13, 0.0009].map(formatP)).toEqual(['p=0.049', 'p=0.0029', 'p=0.13', 'p<0.001'])
+  })
+
+  it('writes a change with its interval level, and the requests needed', () => {
+    expect(formatChange({ relative: 0.154, interval: [0.12, 0.189], pValue: 0.0002 })).toBe(
+      '+15.4% (95% CI +12.0% … +18.9%, p<0.001)',
+    )
+    expect(formatChange({ relative: -0.05, interval: [-0.1, 0], pValue: 0.5 }, 0.9)).toBe(
+      '-5.0% (90% CI -10.0% … +0.0%, p=0.5)',
+    )
+    expect(formatNeeded(1899.2)).toBe('about 1,900 requests would decide it')
   })
 })

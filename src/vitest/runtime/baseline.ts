@@ -138,7 +138,7 @@ export function matchBaseline(
   return {
     pass: checks.every((c) => c.pass),
     verdict,
-    summary: summarise(checks, tolerance),
+    summary: summarise(checks, tolerance, opts.alpha ?? DEFAULT_ALPHA),
     checks,
     lines,
     notes,
@@ -193,7 +193,7 @@ function compareMetric(
     after,
     bufferStatistic(plan.statistic)!,
     plan.direction,
-    { resamples: RESAMPLES, seed: seedOf(metric) },
+    { resamples: RESAMPLES, seed: seedOf(metric), confidence: 1 - alpha },
   )
   // Requests, not windows or tokens, are what a user can add: scale by the current run's requests.
   const n = Math.max(current.samples.e2el?.length ?? 0, 1)
@@ -223,7 +223,7 @@ function compareMetric(
     decision.verdict === 'inconclusive'
       ? ` — ${formatNeeded(decision.neededRequests ?? Number.POSITIVE_INFINITY)}`
       : ''
-  const detail = `${mark} ${plan.label} ${fmt(change.current, plan.unit)} vs ${fmt(change.baseline, plan.unit)}: ${formatChange(change)}${needed}`
+  const detail = `${mark} ${plan.label} ${fmt(change.current, plan.unit)} vs ${fmt(change.baseline, plan.unit)}: ${formatChange(change, 1 - alpha)}${needed}`
   return {
     metric: plan.label,
     actual: change.current,
@@ -238,11 +238,11 @@ function compareMetric(
   }
 }
 
-function summarise(checks: VerdictCheck[], tolerance: number): string {
+function summarise(checks: VerdictCheck[], tolerance: number, alpha: number): string {
   const tol = `${(tolerance * 100).toFixed(0)}% tolerance`
   const evidence = (c: VerdictCheck): string =>
     c.interval && c.pValue !== undefined
-      ? `${c.metric} ${formatChange({ relative: c.actual / c.limit - 1, interval: c.interval, pValue: c.pValue })}`
+      ? `${c.metric} ${formatChange({ relative: c.actual / c.limit - 1, interval: c.interval, pValue: c.pValue }, 1 - alpha)}`
       : (c.detail ?? c.metric).replace(/^\? inconclusive\s+/, '')
   const failed = checks.filter((c) => c.verdict === 'fail')
   if (failed.length > 0) return `Baseline regression: ${failed.map(evidence).join('; ')} past the ${tol}`

@@ -64,7 +64,11 @@ export interface BaselineExpectation {
   metrics?: string[]
   /** Relative change tolerated before a regression can fail, 0–1. @default 0.1 */
   tolerance?: number
-  /** Significance level of the one-sided test toward worse. @default 0.05 */
+  /**
+   * Significance level: the interval shown is the (1 − alpha) interval of the change, and a change
+   * toward worse is significant when that interval lies entirely on the worse side of zero
+   * (one-sided p-value below alpha / 2). @default 0.05
+   */
   alpha?: number
 }
 
