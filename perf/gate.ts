@@ -1,6 +1,6 @@
 /**
  * `npm run perf -- gate`: does the baseline gate hold up on a busy machine? It records a baseline
- * of the example workload (suites/regression-gate.bench.ts: 48 random 128/32-token chat requests,
+ * of the example workload (suites/regression-gate.bench.ts: 96 random 128/32-token chat requests,
  * 8 in flight) against the embedded simulator, then runs the same gate 20 times unchanged while a
  * busy-loop process competes with the client for a core, and 10 times with each injected
  * regression. Each run is a real `vitest bench` process; its verdicts come from the summary JSON.
@@ -50,10 +50,10 @@ serveBench(
   'decode speed gate',
   {
     endpoint: endpoint({ backend: 'openai-chat' }),
-    dataset: datasets.random({ inputLen: 128, outputLen: 32, numPrompts: 48 }),
+    dataset: datasets.random({ inputLen: 128, outputLen: 32, numPrompts: 96 }),
     load: load.closed({ concurrency: 8 }),
     ignoreEos: true,
-    verdicts: { baselineRuns: 3, budget: { rounds: 3, seconds: 15 } },
+    verdicts: { budget: { rounds: 3, seconds: 15 } },
   },
   (result) => {
     expect(result).toMatchBaseline({

@@ -24,7 +24,10 @@ export interface VerdictOptions {
   abortOnFail?: boolean
   /** Runs again, up to this many times, when the client self-check finds a round invalid. @default 1 */
   retryInvalid?: number
-  /** Runs recorded into a new baseline under `-u`; their spread becomes part of the test. @default 1 */
+  /**
+   * Runs recorded into a new baseline (under `-u`, or when it is missing); their spread becomes
+   * part of the test, so a busier or quieter machine on the day is not a regression. @default 3
+   */
   baselineRuns?: number
 }
 
@@ -55,7 +58,7 @@ export const DEFAULT_VERDICT_OPTIONS: ResolvedVerdictOptions = {
   inconclusive: 'point',
   abortOnFail: false,
   retryInvalid: 1,
-  baselineRuns: 1,
+  baselineRuns: 3,
 }
 
 const KEYS = ['confidence', 'budget', 'inconclusive', 'abortOnFail', 'retryInvalid', 'baselineRuns']
