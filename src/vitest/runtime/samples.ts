@@ -145,3 +145,22 @@ export function windowThroughputs(result: ServeBenchResult, key: ThroughputKey):
   for (const e of ends) sums[Math.min(k - 1, Math.floor((e.endS - t0) / widthS))]! += e.tokens
   return sums.map((s) => s / widthS)
 }
+
+/**
+ * The successful requests' latency from their intended send time, in ms (open loops: the
+ * `intended_delays` kept in memory, plus TTFT or E2EL). Empty for a closed loop, which has no
+ * intended time, and for `ttft` on a pooling result. docs/client-health.md.
+ * @experimental
+ */
+export function intendedSamplesMs(result: ServeBenchResult, metric: 'ttft' | 'e2el'): number[] {
+  const delays = (result as { intended_delays?: unknown }).intended_delays
+  if (!Array.isArray(delays)) return []
+  if (metric === 'ttft' && !isBenchResult(result)) return []
+  const out: number[] = []
+  for (let i = 0; i < result.latencies.length; i++) {
+    if (!succeeded(result, i)) continue
+    const fromSendS = metric === 'ttft' ? ((result as BenchResult).ttfts[i] ?? 0) : (result.latencies[i] ?? 0)
+    out.push((fromSendS + ((delays[i] as number | undefined) ?? 0)) * 1000)
+  }
+  return out
+}
