@@ -46,8 +46,8 @@ describe('summarizeClientHealth', () => {
     })
     expect(s.saturated).toBe(true)
     expect(s.reasons).toEqual([
-      'event-loop delay p99 61.9 ms (limit 40 ms): the client, not the server, set these latencies',
-      'dispatch lag p99 58.7 ms (limit 40 ms): requests left later than scheduled, so the server got less load than asked',
+      'event-loop delay p99 61.9 ms (limit 50 ms): the client, not the server, set these latencies',
+      'dispatch lag p99 58.7 ms (limit 50 ms): requests left later than scheduled, so the server got less load than asked',
       'CPU 95% of a core (limit 90%): the client had no time to spare for reading responses',
       'GC pause 150 ms (limit 100 ms): garbage collection stopped the client mid-run',
     ])

@@ -27,8 +27,8 @@ describe('client keys', () => {
 
   it('prints SATURATED and every reason', () => {
     expect(formatClientHealthLine(saturated)).toBe(
-      'Client self-check: SATURATED — event-loop delay p99 62 ms (limit 40 ms): the client, not the server, set these latencies; ' +
-        'dispatch lag p99 58.7 ms (limit 40 ms): requests left later than scheduled, so the server got less load than asked\n',
+      'Client self-check: SATURATED — event-loop delay p99 62 ms (limit 50 ms): the client, not the server, set these latencies; ' +
+        'dispatch lag p99 58.7 ms (limit 50 ms): requests left later than scheduled, so the server got less load than asked\n',
     )
   })
 
@@ -49,8 +49,8 @@ describe('client keys', () => {
       gc_total_ms: 0,
       gc_max_ms: 0,
       thresholds: {
-        event_loop_delay_p99_ms: 40,
-        dispatch_lag_p99_ms: 40,
+        event_loop_delay_p99_ms: 50,
+        dispatch_lag_p99_ms: 50,
         cpu_share_of_core: 0.9,
         gc_max_ms: 100,
       },

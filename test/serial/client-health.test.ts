@@ -1,7 +1,9 @@
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect } from 'vitest'
 import { runBenchmark } from '../../src/runner/run-benchmark.ts'
 import { configFrom, smallRunFlags } from '../faults/fault-helpers.ts'
-import { test } from '../helpers.ts'
+import { readOnlyResult, runCli, test } from '../helpers.ts'
 
 // Serial project: these runs measure the client's own timing, so nothing else may run beside them.
 
@@ -34,7 +36,7 @@ describe('client self-check', () => {
     expect(health.saturated).toBe(true)
     expect(health.eventLoopDelayP99Ms).toBeGreaterThan(health.thresholds.eventLoopDelayP99Ms)
     expect(health.reasons[0]).toMatch(
-      /^event-loop delay p99 \d+(\.\d)? ms \(limit 30 ms\): the client, not the server, set these latencies$/,
+      /^event-loop delay p99 \d+(\.\d)? ms \(limit 50 ms\): the client, not the server, set these latencies$/,
     )
     expect(outcome.result.client_health).toMatchObject({ saturated: true, reasons: health.reasons })
   })
@@ -44,5 +46,46 @@ describe('client self-check', () => {
     expect(outcome.clientHealth?.reasons).toEqual([])
     expect(outcome.clientHealth?.saturated).toBe(false)
     expect(outcome.result.client_health).toMatchObject({ saturated: false, reasons: [] })
+  })
+})
+
+// The CLI's client is starved by a preload that blocks its thread 60 ms of every 100 ms.
+const BLOCKER = join(import.meta.dirname, 'fixtures/block-event-loop.mjs')
+const starved = { env: { NODE_OPTIONS: `--import ${pathToFileURL(BLOCKER).href}` }, defaultClientCheck: true }
+
+describe('servebench serve --client-check', () => {
+  test('exits 4 after writing the result when the client was saturated (the default, fail)', async ({
+    sim,
+    tmpDir,
+  }) => {
+    const run = await runCli(
+      ['serve', ...openLoop(sim.url), '--save-result', '--result-dir', tmpDir],
+      starved,
+    )
+    expect(run.code).toBe(4)
+    expect(run.stdout).toMatch(
+      /\n=+\nClient self-check: SATURATED — event-loop delay p99 \d+(\.\d)? ms \(limit 50 ms\): the client, not the server, set these latencies/,
+    )
+    expect(run.stderr).toContain(
+      'servebench: FAILED: the client was saturated, so these latencies measure the client, not the server (exit 4; --client-check warn keeps exit 0)',
+    )
+    const result = await readOnlyResult(tmpDir)
+    expect(result.client_health).toMatchObject({ saturated: true })
+    expect(Object.keys(result).at(-1)).toBe('client_health')
+  })
+
+  test('--client-check warn prints the line and keeps exit 0', async ({ sim }) => {
+    const run = await runCli(['serve', ...openLoop(sim.url), '--client-check', 'warn'], starved)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('Client self-check: SATURATED — ')
+    expect(run.stderr).not.toContain('servebench: FAILED')
+  })
+
+  test('a CLI run with no interference prints ok and exits 0 on the default', async ({ sim }) => {
+    const run = await runCli(['serve', ...openLoop(sim.url)], { defaultClientCheck: true })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(
+      /\nClient self-check: ok — event-loop delay p99 [\d.]+ ms, dispatch lag p99 [\d.]+ ms, CPU \d+% of a core, GC [\d.]+ ms\n/,
+    )
   })
 })

@@ -1,0 +1,27 @@
+import { describe, expect } from 'vitest'
+import { smallRunFlags } from './faults/fault-helpers.ts'
+import { readOnlyResult, runCli, test } from './helpers.ts'
+
+// What the flag changes besides timing; the self-check's verdicts are tested in test/serial/.
+describe('--client-check', () => {
+  test('off skips the self-check: no line, no client_health key', async ({ sim, tmpDir }) => {
+    const run = await runCli([
+      'serve',
+      ...smallRunFlags(sim.url, ['--num-prompts', '4']),
+      '--client-check',
+      'off',
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+    ])
+    expect(run.code).toBe(0)
+    expect(run.stdout).not.toContain('Client self-check')
+    expect(await readOnlyResult(tmpDir)).not.toHaveProperty('client_health')
+  })
+
+  test('an unknown value is a usage error naming the flag and its values', async () => {
+    const run = await runCli(['serve', '--client-check', 'maybe'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--client-check must be one of fail, warn, off (got "maybe")')
+  })
+})
