@@ -15,6 +15,8 @@ import {
 export interface ClientHealthMonitor {
   /** Stops sampling and summarises the run; `dispatchLagsMs` are the requests' lags from the dispatcher. */
   stop(dispatchLagsMs: readonly number[]): ClientHealthSummary
+  /** Stops sampling without a summary (a run that threw); harmless after `stop`. */
+  dispose(): void
 }
 
 /**
@@ -37,6 +39,10 @@ export function startClientHealthMonitor(
   const cpuStart = process.cpuUsage()
   const startMs = performance.now()
   return {
+    dispose() {
+      histogram.disable()
+      observer.disconnect()
+    },
     stop(dispatchLagsMs) {
       const durationS = (performance.now() - startMs) / 1000
       const cpu = process.cpuUsage(cpuStart)

@@ -18,7 +18,7 @@ import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
-import { startClientHealthMonitor } from './client-health.ts'
+import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
@@ -55,7 +55,7 @@ export interface RunOutcome {
   retries: RetryStats
   /**
    * The client self-check of the timed run (also in the result as `client_health`); absent with
-   * `--client-check off` and for multi-turn runs. `saturated` means the client, not the server,
+   * `--client-check off`. `saturated` means the client, not the server,
    * was the bottleneck: its latencies do not measure the server.
    * @experimental
    */
@@ -151,6 +151,7 @@ async function runMeasured(
 
   const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
   const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
+  let monitor: ClientHealthMonitor | undefined
   try {
     const first = samples[0]
     if (!first) throw new Error('The dataset produced no requests. This is a bug in servebench.')
@@ -205,7 +206,7 @@ async function runMeasured(
           client,
         ),
     })
-    const monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
+    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
     const outcome = await dispatch(
       samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
@@ -304,6 +305,7 @@ async function runMeasured(
       ...(clientHealth ? { clientHealth } : {}),
     }
   } finally {
+    monitor?.dispose()
     if (!hooks.httpClient) await client.close()
   }
 }
