@@ -43,6 +43,19 @@ describe('latency from the intended send time', () => {
     )
   })
 
+  test('a ramp-up is an open loop too: its requests have intended send times', async ({ sim, tmpDir }) => {
+    const config = configFrom(
+      smallRunFlags(sim.url, [
+        '--num-prompts',
+        '8',
+        ...['--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '10', '--ramp-up-end-rps', '40'],
+      ]),
+    )
+    const { file } = await runAndWrite(config, tmpDir)
+    expect(file).toHaveProperty('p99_intended_ttft_ms')
+    expect(file.intended_delays as number[]).toHaveLength(8)
+  })
+
   test('a closed loop writes no intended keys', async ({ sim, tmpDir }) => {
     const config = configFrom(smallRunFlags(sim.url, ['--num-prompts', '6']))
     const { outcome, file } = await runAndWrite(config, tmpDir)
