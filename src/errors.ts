@@ -66,6 +66,8 @@ export const EXIT_CODES = {
   verdictFailed: 1,
   usage: 2,
   endpoint: 3,
+  /** The run finished, but its client was saturated (`--client-check fail`): the latencies measure the client. */
+  clientSaturated: 4,
   interrupted: 130,
 } as const
 

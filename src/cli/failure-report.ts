@@ -1,5 +1,6 @@
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestRecord } from '../config/records.ts'
+import { EXIT_CODES } from '../errors.ts'
 import {
   checkFailureRatio,
   DEFAULT_MAX_FAILURE_RATIO,
@@ -39,4 +40,14 @@ export function reportFailures(
     }
   }
   return { lines, failed: verdictFailed }
+}
+
+/**
+ * The `servebench:` line when a saturated client fails the command (`--client-check fail`, the
+ * default: exit 4, ahead of a failed ratio verdict, since a verdict measured by a starved client
+ * says nothing about the server); undefined when it does not.
+ */
+export function clientSaturationFailure(config: BenchConfig, saturated: boolean): string | undefined {
+  if (!saturated || (config.clientCheck ?? 'fail') !== 'fail') return undefined
+  return `servebench: FAILED: the client was saturated, so these latencies measure the client, not the server (exit ${EXIT_CODES.clientSaturated}; --client-check warn keeps exit 0)`
 }

@@ -732,6 +732,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'Exit 1 when more than this fraction of requests failed (default: never).',
     { parity: 'servebench' },
   ),
+  s(
+    '--client-check',
+    'string',
+    'Client',
+    'When the client itself was the bottleneck (event-loop delay, dispatch lag, CPU, GC past the limits in docs/client-health.md): fail exits 4 after writing the result, warn only prints the self-check line, off skips the check.',
+    { default: 'fail', choices: ['fail', 'warn', 'off'], parity: 'servebench' },
+  ),
   s('--help', 'boolean', 'Client', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
 ]
 

@@ -344,6 +344,10 @@ export interface OutputConfig {
   plotDatasetStats?: boolean
 }
 
+/** `--client-check` values. */
+export const CLIENT_CHECK_MODES = ['fail', 'warn', 'off'] as const
+export type ClientCheckMode = (typeof CLIENT_CHECK_MODES)[number]
+
 export interface BenchConfig {
   endpoint: ResolvedEndpoint
   tokenizer: TokenizerConfig
@@ -367,6 +371,12 @@ export interface BenchConfig {
   maxFailureRatio?: number
   /** `--fail-on-error-ratio`: the CLI exits 1 above this failed fraction; undefined = never. */
   failOnErrorRatio?: number
+  /**
+   * `--client-check`: what a saturated client does to the CLI (docs/client-health.md). `fail`
+   * exits 4 after writing the result, `warn` only prints the line, `off` skips the self-check.
+   * @default 'fail'
+   */
+  clientCheck?: ClientCheckMode
   /** Rust steady-state window; undefined with `--no-steady-state`. Applies with `--max-concurrency` at rate inf. */
   steadyState?: SteadyStateConfig
   /** `--probe-request-rate`: sequential "Hi" probes per second beside the run; undefined = none. */

@@ -116,6 +116,11 @@ export interface RequestRecord extends RequestOutput {
   outputLen: number
   /** Scheduled arrival, monotonic seconds. */
   arrivalTimeS: number
+  /**
+   * When the schedule said to send it (the run start plus its offset), monotonic seconds. Open
+   * loops measure latency from it too (coordinated omission); absent for multi-turn turns.
+   */
+  intendedTimeS?: number
   /** Time spent waiting for a concurrency slot: `startTimeS - arrivalTimeS`. */
   queueTimeS: number
 }

@@ -7,7 +7,7 @@ import type {
   RampUpConfig,
   SamplingParams,
 } from './bench-config.ts'
-import { PERCENTILE_METRICS } from './bench-config.ts'
+import { CLIENT_CHECK_MODES, PERCENTILE_METRICS } from './bench-config.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
@@ -116,6 +116,8 @@ export function resolveServeFlags(
   if (maxFailureRatio !== undefined) config.maxFailureRatio = maxFailureRatio
   const failOnErrorRatio = read.parsed('--fail-on-error-ratio', parseRatio)
   if (failOnErrorRatio !== undefined) config.failOnErrorRatio = failOnErrorRatio
+  const clientCheck = read.choice('--client-check', CLIENT_CHECK_MODES)
+  if (clientCheck !== undefined) config.clientCheck = clientCheck
 
   // Metrics
   config.percentileMetrics =

@@ -19,6 +19,7 @@ const FLOAT_KEYS = new Set([
   'latencies',
   'start_times',
   'queue_times',
+  'intended_delays',
   'max_output_tokens_per_s',
   'rtfx',
   'spec_decode_acceptance_rate',

@@ -8,7 +8,7 @@ import type { RequestRecord } from '../config/records.ts'
 import type { BenchmarkMetrics } from '../metrics/calculate.ts'
 import { pyFloatRepr } from '../metrics/py-number.ts'
 import type { BenchResult } from './result-types.ts'
-import { DETAILED_KEYS } from './result-types.ts'
+import { DETAILED_KEYS, SERVEBENCH_DETAILED_KEYS } from './result-types.ts'
 
 /** Everything about a run the result records besides its metrics and records. */
 export interface ResultSetup {
@@ -119,11 +119,11 @@ export function setupKeys(setup: ResultSetup): Record<string, unknown> {
 
 /**
  * The object written to disk: without the per-request arrays unless `detailed` (`--save-detailed`).
- * V-tests semantics: `latencies` and `queue_times` are dropped too.
+ * V-tests semantics: `latencies` and `queue_times` are dropped too, and servebench's `intended_delays`.
  */
 export function resultForFile(result: BenchResult, detailed: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result }
-  if (!detailed) for (const key of DETAILED_KEYS) delete out[key]
+  if (!detailed) for (const key of [...DETAILED_KEYS, ...SERVEBENCH_DETAILED_KEYS]) delete out[key]
   return out
 }
 

@@ -58,3 +58,9 @@ export const DETAILED_KEYS = [
   'generated_texts',
   'errors',
 ] as const
+
+/**
+ * servebench's per-request arrays, written like {@link DETAILED_KEYS} only with `--save-detailed`:
+ * `intended_delays` (open loops), seconds from each request's intended send time to its actual one.
+ */
+export const SERVEBENCH_DETAILED_KEYS = ['intended_delays'] as const

@@ -19,6 +19,8 @@ export interface DispatchOptions {
 /** A sent request's output plus when it arrived and when it actually started, monotonic seconds. */
 export interface Dispatched extends RequestOutput {
   index: number
+  /** When the schedule said to send it: the run start plus its offset, monotonic seconds. */
+  intendedTimeS: number
   arrivalTimeS: number
   queueTimeS: number
 }
@@ -59,9 +61,11 @@ export async function dispatch<T>(
 
   for (let i = 0; i < items.length && !interrupted(); i++) {
     const item = items[i]!
-    const waitMs = (startS + item.offsetS) * 1000 - performance.now()
+    const intendedTimeS = startS + item.offsetS
+    const waitMs = intendedTimeS * 1000 - performance.now()
     if (waitMs > 1) await sleepUnlessAborted(waitMs, options.signal)
     if (interrupted()) break
+    // Later than intended when the event loop was busy: the client self-check's dispatch lag.
     const arrivalTimeS = performance.now() / 1000
     pending.push(
       queue.add(async () => {
@@ -78,6 +82,7 @@ export async function dispatch<T>(
         results[i] = {
           ...output,
           index: i,
+          intendedTimeS,
           arrivalTimeS,
           queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
         }

@@ -8,10 +8,12 @@ import { type Conversation, generateMultiTurnConversations, isNoHistory } from '
 import { fitConversations } from '../datasets/multi-turn-filter.ts'
 import { generateShareGptConversations } from '../datasets/multi-turn-sharegpt.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
+import { clientHealthJson } from '../report/client-keys.ts'
 import { buildMultiTurnResult, type TurnRecord } from '../report/multi-turn.ts'
 import { formatDate } from '../report/result-json.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
+import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
 import { waitForEndpoint } from './ready-check.ts'
@@ -111,6 +113,7 @@ export async function runMultiTurn(
     )
   }
 
+  let monitor: ClientHealthMonitor | undefined
   try {
     const first = conversations[0]?.turns[0]
     if (!first || !conversations[0])
@@ -148,12 +151,16 @@ export async function runMultiTurn(
     const durationsMs: number[] = new Array(conversations.length).fill(0)
     let done = 0
     const aborted = (): boolean => hooks.signal?.aborted === true
+    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
+    // The dispatch lag of a multi-turn run: how late each conversation started against its schedule.
+    const startLagsMs: number[] = []
     const startS = performance.now() / 1000
 
     const runConversation = async (conv: Conversation, c: number): Promise<void> => {
       const waitMs = (startS + schedule.offsetsS[c]!) * 1000 - performance.now()
       if (waitMs > 1) await sleepUnlessAborted(waitMs, hooks.signal)
       const convStartMs = performance.now()
+      if (!aborted()) startLagsMs.push(convStartMs - (startS + schedule.offsetsS[c]!) * 1000)
       const history: ChatMessage[] = []
       let cumulative = 0
       for (let t = 0; t < conv.turns.length && !aborted(); t++) {
@@ -195,6 +202,7 @@ export async function runMultiTurn(
     }
     await Promise.all(conversations.map((conv, c) => runConversation(conv, c)))
     const endS = performance.now() / 1000
+    const clientHealth = monitor?.stop(startLagsMs)
     const durationS = endS - startS
 
     turnRecords.sort((a, b) => a.conversationIndex - b.conversationIndex || a.turnIndex - b.turnIndex)
@@ -237,8 +245,17 @@ export async function runMultiTurn(
       perTurn,
       extra: extra.extra,
     })
-    return { result, records, task: 'generation', interrupted: aborted() }
+    // Servebench's key, after the Rust keys (and before `interrupted`), as in single runs.
+    if (clientHealth) result.client_health = clientHealthJson(clientHealth)
+    return {
+      result,
+      records,
+      task: 'generation',
+      interrupted: aborted(),
+      ...(clientHealth ? { clientHealth } : {}),
+    }
   } finally {
+    monitor?.dispose()
     if (!hooks.httpClient) await client.close()
   }
 }

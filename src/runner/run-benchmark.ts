@@ -9,12 +9,16 @@ import { traceOffsetsS } from '../datasets/timed-trace.ts'
 import { DatasetError } from '../errors.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
+import type { ClientHealthSummary } from '../metrics/client-health.ts'
+import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../metrics/intended.ts'
 import { pyFloatRepr } from '../metrics/py-number.ts'
+import { clientResultKeys } from '../report/client-keys.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
@@ -49,6 +53,13 @@ export interface RunOutcome {
   interrupted: boolean
   /** Retries of the timed run (`--max-retries`); all 0 without it. */
   retries: RetryStats
+  /**
+   * The client self-check of the timed run (also in the result as `client_health`); absent with
+   * `--client-check off`. `saturated` means the client, not the server,
+   * was the bottleneck: its latencies do not measure the server.
+   * @experimental
+   */
+  clientHealth?: ClientHealthSummary
 }
 
 /**
@@ -140,6 +151,7 @@ async function runMeasured(
 
   const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
   const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
+  let monitor: ClientHealthMonitor | undefined
   try {
     const first = samples[0]
     if (!first) throw new Error('The dataset produced no requests. This is a bug in servebench.')
@@ -176,7 +188,13 @@ async function runMeasured(
     log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
-    const offsetsS = traceOffsetsS(samples) ?? schedule.offsetsS
+    const traceOffsets = traceOffsetsS(samples)
+    const offsetsS = traceOffsets ?? schedule.offsetsS
+    // An open loop has an intended send time per request; a closed loop sends when a slot frees.
+    const openLoop =
+      Number.isFinite(config.load.requestRate) ||
+      config.load.rampUp !== undefined ||
+      traceOffsets !== undefined
     const extras = await startRunExtras({
       config,
       isPooling: backend.task === 'pooling',
@@ -188,6 +206,7 @@ async function runMeasured(
           client,
         ),
     })
+    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
     const outcome = await dispatch(
       samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
@@ -209,6 +228,7 @@ async function runMeasured(
         hooks.signal,
       ),
     )
+    const clientHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
 
     const records: RequestRecord[] = []
     for (const { index, ...output } of outcome.results) {
@@ -250,7 +270,14 @@ async function runMeasured(
       // The pooling shape travels under BenchResult's index signature; `task` tells them apart.
       const result = buildPoolingResult(setup, pooling, records, extra.extra) as unknown as BenchResult
       if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
-      return { result, records, task: 'pooling', interrupted: outcome.interrupted }
+      addClientKeys(result, records, { openLoop, families: ['intended_e2el'], config, clientHealth })
+      return {
+        result,
+        records,
+        task: 'pooling',
+        interrupted: outcome.interrupted,
+        ...(clientHealth ? { clientHealth } : {}),
+      }
     }
     const metrics = calculateMetrics(records, {
       durationS,
@@ -263,10 +290,55 @@ async function runMeasured(
     })
     const result = buildResult(setup, metrics, records, extra.extra)
     if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
-    return { result, records, task: 'generation', interrupted: outcome.interrupted }
+    addClientKeys(result, records, {
+      openLoop,
+      // As Python's TTFT statistics, none without a tokenizer (--skip-tokenizer-init).
+      families: tokenizer ? ['intended_ttft', 'intended_e2el'] : ['intended_e2el'],
+      config,
+      clientHealth,
+    })
+    return {
+      result,
+      records,
+      task: 'generation',
+      interrupted: outcome.interrupted,
+      ...(clientHealth ? { clientHealth } : {}),
+    }
   } finally {
+    monitor?.dispose()
     if (!hooks.httpClient) await client.close()
   }
+}
+
+/**
+ * Servebench's client keys, after `steady_state`: latency from the intended send time (open loops),
+ * `intended_delays`, and `client_health`.
+ */
+function addClientKeys(
+  result: BenchResult,
+  records: readonly RequestRecord[],
+  options: {
+    openLoop: boolean
+    families: IntendedFamily[]
+    config: BenchConfig
+    clientHealth: ClientHealthSummary | undefined
+  },
+): void {
+  const keys = clientResultKeys({
+    ...(options.openLoop
+      ? {
+          intended: {
+            statistics: intendedStatistics(records, {
+              metricPercentiles: options.config.metricPercentiles,
+              families: options.families,
+            }),
+            delaysS: intendedDelaysS(records),
+          },
+        }
+      : {}),
+    ...(options.clientHealth ? { clientHealth: options.clientHealth } : {}),
+  })
+  for (const [key, value] of keys) result[key] = value
 }
 
 /** Rust `--max-model-len`: drops the requests that do not fit; none left is an error. */

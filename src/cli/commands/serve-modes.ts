@@ -1,6 +1,7 @@
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
+import { formatClientHealthLine } from '../../report/client-keys.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { multiRunJson } from '../../report/multi-run.ts'
 import { formatMultiTurnTable } from '../../report/multi-turn.ts'
@@ -13,7 +14,7 @@ import { runMultiRun } from '../../runner/multi-run.ts'
 import type { RunHooks, RunOutcome } from '../../runner/run-benchmark.ts'
 import { type ModeHooks, runOnce, selectRunMode } from '../../runner/run-mode.ts'
 import { runSweep } from '../../runner/sweep.ts'
-import { reportFailures } from '../failure-report.ts'
+import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 
 /** Whether `serve` hands this config to {@link runServeModes} instead of its single-run path. */
 export function isModeRun(config: BenchConfig): boolean {
@@ -33,13 +34,23 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
   // --max-failure-ratio warns and --fail-on-error-ratio fails per run: each sweep point, each of
   // --num-runs, the multi-turn run (its turns are its requests).
   let verdictFailed = false
+  // Any run whose client was saturated (a sweep point, one of --num-runs) exits 4 under --client-check fail.
+  let saturated = false
   const checkFailures = (outcome: RunOutcome, runConfig: BenchConfig): void => {
     const failures = reportFailures(runConfig, outcome.records, outcome.retries)
     for (const line of failures.lines) console.error(line)
     if (failures.failed) verdictFailed = true
+    if (outcome.clientHealth?.saturated) saturated = true
   }
-  const exitCode = (interrupted: boolean): number =>
-    interrupted ? EXIT_CODES.interrupted : verdictFailed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
+  const exitCode = (interrupted: boolean): number => {
+    if (interrupted) return EXIT_CODES.interrupted
+    const saturation = clientSaturationFailure(config, saturated)
+    if (saturation) {
+      console.error(saturation)
+      return EXIT_CODES.clientSaturated
+    }
+    return verdictFailed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
+  }
   const modeHooks: ModeHooks = {
     ...hooks,
     print,
@@ -83,8 +94,13 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
   return exitCode(multi.interrupted)
 }
 
-/** What one run prints: the failure listing, its result block, and the steady-state block. */
+/** What one run prints: the failure listing, its result block, the steady-state block and the self-check line. */
 function formatRunReport(outcome: RunOutcome, config: BenchConfig): string {
+  const health = outcome.clientHealth ? formatClientHealthLine(outcome.clientHealth) : ''
+  return formatRunTables(outcome, config) + health
+}
+
+function formatRunTables(outcome: RunOutcome, config: BenchConfig): string {
   const { result, records } = outcome
   const failed = records.filter((r) => !r.success).length
   const failures = failed > 0 ? `${formatFailedRequests(records.map((r) => r.error))}\n` : ''

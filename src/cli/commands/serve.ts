@@ -2,6 +2,7 @@ import type { BenchConfig } from '../../config/bench-config.ts'
 import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
+import { formatClientHealthLine } from '../../report/client-keys.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
@@ -10,7 +11,7 @@ import { buildTimelineHtml } from '../../report/timeline-html.ts'
 import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
 import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
-import { reportFailures } from '../failure-report.ts'
+import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
 import { formatServeHelp } from '../help.ts'
 import { parseArgs } from '../parse-args.ts'
@@ -61,7 +62,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       progress.finish()
       return code
     }
-    const { result, records, task, interrupted, retries } = await runBenchmark(config, {
+    const { result, records, task, interrupted, retries, clientHealth } = await runBenchmark(config, {
       signal: controller.signal,
       log: (line) => console.log(line),
       onRequestEnd: (done, total) => progress.update(done, total),
@@ -86,6 +87,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
           }),
     )
     process.stdout.write(formatSteadyStateSection(result.steady_state))
+    if (clientHealth) process.stdout.write(formatClientHealthLine(clientHealth))
     const naming = {
       ...(config.label !== undefined ? { label: config.label } : {}),
       ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
@@ -125,6 +127,11 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     if (interrupted) {
       console.error(`servebench: interrupted; the result holds the ${records.length} requests that were sent`)
       return EXIT_CODES.interrupted
+    }
+    const saturation = clientSaturationFailure(config, clientHealth?.saturated === true)
+    if (saturation) {
+      console.error(saturation)
+      return EXIT_CODES.clientSaturated
     }
     return failures.failed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
   } finally {

@@ -211,3 +211,22 @@ export function clientHealthOf(
   if (typeof h !== 'object' || h === null || typeof h.saturated !== 'boolean') return undefined
   return { saturated: h.saturated, reasons: Array.isArray(h.reasons) ? h.reasons.map(String) : [] }
 }
+
+/**
+ * The successful requests' latency from their intended send time, in ms (open loops: the
+ * `intended_delays` kept in memory, plus TTFT or E2EL). Empty for a closed loop, which has no
+ * intended time, and for `ttft` on a pooling result. docs/client-health.md.
+ * @experimental
+ */
+export function intendedSamplesMs(result: ServeBenchResult, metric: 'ttft' | 'e2el'): number[] {
+  const delays = (result as { intended_delays?: unknown }).intended_delays
+  if (!Array.isArray(delays)) return []
+  if (metric === 'ttft' && !isBenchResult(result)) return []
+  const out: number[] = []
+  for (let i = 0; i < result.latencies.length; i++) {
+    if (!succeeded(result, i)) continue
+    const fromSendS = metric === 'ttft' ? ((result as BenchResult).ttfts[i] ?? 0) : (result.latencies[i] ?? 0)
+    out.push((fromSendS + ((delays[i] as number | undefined) ?? 0)) * 1000)
+  }
+  return out
+}
