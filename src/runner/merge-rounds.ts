@@ -5,14 +5,15 @@ import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, type ResultSetup } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
-import type { RunOutcome } from './run-benchmark.ts'
+import { addClientKeys, type RunOutcome } from './run-benchmark.ts'
 
 /**
  * One outcome from several rounds of the same benchmark, as if one run had sent every request:
  * each round's records are shifted in time so the rounds follow each other without the gaps
  * between them (ready checks, assertions), the measured durations add up, and the metrics are
- * computed again over all records. The rounds' extra keys (steady state, spec decode, probes)
- * describe one round each and are not carried over.
+ * computed again over all records, the latency from the intended send time included. The rounds'
+ * extra keys (steady state, spec decode, probes) describe one round each and are not carried over;
+ * the client self-check is the worst round's.
  */
 export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]): RunOutcome {
   const first = rounds[0]
@@ -25,7 +26,12 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     const startS = Math.min(...round.records.map((r) => r.arrivalTimeS))
     const shiftS = Number.isFinite(clockS) && Number.isFinite(startS) ? clockS - startS : 0
     for (const r of round.records)
-      records.push({ ...r, arrivalTimeS: r.arrivalTimeS + shiftS, startTimeS: r.startTimeS + shiftS })
+      records.push({
+        ...r,
+        arrivalTimeS: r.arrivalTimeS + shiftS,
+        startTimeS: r.startTimeS + shiftS,
+        ...(r.intendedTimeS !== undefined ? { intendedTimeS: r.intendedTimeS + shiftS } : {}),
+      })
     clockS = (Number.isFinite(startS) ? startS + shiftS : clockS) + round.result.duration
     durationS += round.result.duration
   }
@@ -56,13 +62,24 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     })
     result = buildResult(setup, metrics, records, [])
   }
-  for (const [key, value] of Object.entries(first.result)) {
-    // servebench's own extension keys that describe the client, kept from the worst round.
-    if (key === 'client_health') result[key] = worstHealth(rounds)
-    else if (!(key in result) && key.startsWith('intended_')) result[key] = value
-  }
+  // The client keys: latency from the intended send time over all rounds, the worst self-check.
+  const clientHealth = rounds.find((r) => r.clientHealth?.saturated)?.clientHealth ?? first.clientHealth
+  addClientKeys(result, records, {
+    openLoop: 'intended_delays' in first.result,
+    families:
+      'mean_intended_ttft_ms' in first.result ? ['intended_ttft', 'intended_e2el'] : ['intended_e2el'],
+    config,
+    clientHealth,
+  })
   if (interrupted) result.interrupted = true
-  return { result, records, task: first.task, interrupted, retries }
+  return {
+    result,
+    records,
+    task: first.task,
+    interrupted,
+    retries,
+    ...(clientHealth ? { clientHealth } : {}),
+  }
 }
 
 // The setup keys of the merged result: the first round's, with every request counted.
@@ -81,9 +98,4 @@ function setupOf(config: BenchConfig, first: BenchResult, numPrompts: number): R
     ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
     ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
   }
-}
-
-function worstHealth(rounds: readonly RunOutcome[]): unknown {
-  const healths = rounds.map((r) => r.result.client_health as { saturated?: boolean } | undefined)
-  return healths.find((h) => h?.saturated) ?? healths[0]
 }

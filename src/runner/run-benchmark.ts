@@ -314,7 +314,7 @@ async function runMeasured(
  * Servebench's client keys, after `steady_state`: latency from the intended send time (open loops),
  * `intended_delays`, and `client_health`.
  */
-function addClientKeys(
+export function addClientKeys(
   result: BenchResult,
   records: readonly RequestRecord[],
   options: {

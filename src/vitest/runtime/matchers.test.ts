@@ -265,3 +265,28 @@ describe('three-valued verdicts', () => {
     })
   })
 })
+
+describe('SLOs on latency from the intended send time', () => {
+  it('bounds TTFT plus each request’s delay behind its schedule', () => {
+    // 400 requests whose sends fell 1 s behind their schedule: TTFTs 1–400 ms become 1001–1400 ms.
+    const r = { ...many(), intended_delays: many().ttfts.map(() => 1) } as unknown as BenchResult
+    const ctx = context()
+    const met = servebenchMatchers.toMeetSLO.call(ctx as never, r, {
+      ttft: { p90: 400 },
+      intendedTtft: { p90: 400 },
+    })
+    expect(met.pass).toBe(false)
+    expect(ctx.task.meta.servebench.verdicts[0]!.checks.map((c) => [c.metric, c.verdict])).toEqual([
+      ['p90 TTFT', 'pass'],
+      ['p90 TTFT from intended send', 'fail'],
+    ])
+  })
+
+  it('is a TypeError on a closed loop, which has no intended send times', () => {
+    expect(() =>
+      servebenchMatchers.toMeetSLO.call(context() as never, many(), { intendedE2el: { p99: 1 } }),
+    ).toThrow(
+      'toMeetSLO: intendedE2el needs an open-loop run (a finite load rate, a ramp-up or a trace): a closed loop has no intended send times',
+    )
+  })
+})

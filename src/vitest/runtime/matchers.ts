@@ -32,7 +32,9 @@ interface MatcherResult {
   message: () => string
 }
 
-const SLO_KEYS = [...LATENCY_METRICS, 'requestThroughput', 'outputThroughput', 'errorRate', 'failed'] as const
+const INTENDED_KEYS = ['intendedTtft', 'intendedE2el'] as const
+const BOUND_KEYS: readonly string[] = [...LATENCY_METRICS, ...INTENDED_KEYS]
+const SLO_KEYS = [...BOUND_KEYS, 'requestThroughput', 'outputThroughput', 'errorRate', 'failed'] as const
 
 /** servebench's matchers, registered with `expect.extend` by the setup file. */
 export const servebenchMatchers = {
@@ -222,11 +224,16 @@ function validateSlo(slo: unknown, result: ServeBenchResult): SloSpec {
     } else if (
       pooling &&
       (key === 'outputThroughput' ||
+        key === 'intendedTtft' ||
         ((LATENCY_METRICS as readonly string[]).includes(key) &&
           !(POOLING_LATENCY_METRICS as readonly string[]).includes(key)))
     ) {
       tokenKeys.push(key)
-    } else if ((LATENCY_METRICS as readonly string[]).includes(key)) {
+    } else if ((INTENDED_KEYS as readonly string[]).includes(key) && !('intended_delays' in result)) {
+      problems.push(
+        `${key} needs an open-loop run (a finite load rate, a ramp-up or a trace): a closed loop has no intended send times`,
+      )
+    } else if (BOUND_KEYS.includes(key)) {
       if (typeof value !== 'object' || value === null)
         problems.push(`${key} must be an object of bounds like { p99: 300 }`)
       else

@@ -7,6 +7,7 @@ import type { GoodputExpectation, ServeBenchResult, SloSpec, VerdictCheck } from
 import {
   blockedLatencySamples,
   failedCount,
+  intendedSamplesMs,
   isBenchResult,
   LATENCY_METRICS,
   type LatencyMetric,
@@ -36,6 +37,33 @@ export function checkSlo(result: ServeBenchResult, slo: SloSpec, confidence: num
     for (const [stat, limit] of Object.entries(bounds)) {
       if (limit === undefined) continue
       checks.push(latencyCheck(result, metric, samples, stat, limit, confidence))
+    }
+  }
+  for (const [key, base] of [
+    ['intendedTtft', 'ttft'],
+    ['intendedE2el', 'e2el'],
+  ] as const) {
+    const bounds = slo[key]
+    if (!bounds) continue
+    // The same requests and blocks as the metric from the send time, each one its own delay later.
+    const run = {
+      values: intendedSamplesMs(result, base),
+      blocks: blockedLatencySamples(result, base).blocks,
+    }
+    for (const [stat, limit] of Object.entries(bounds)) {
+      if (limit === undefined) continue
+      const label = `${stat} ${METRIC_LABELS[base]} from intended send`
+      if (run.values.length === 0) {
+        checks.push({ metric: label, actual: Number.NaN, limit, unit: 'ms', pass: false, verdict: 'fail' })
+        continue
+      }
+      const actual = statisticOf(stat)!(run.values)
+      checks.push(
+        judged(
+          { metric: label, actual, limit, unit: 'ms', pass: actual <= limit },
+          checkStatisticBound(run, stat, limit, { kind: 'max', confidence }),
+        ),
+      )
     }
   }
   for (const key of ['requestThroughput', 'outputThroughput'] as const) {

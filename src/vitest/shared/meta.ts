@@ -34,6 +34,13 @@ export interface SloSpec {
   itl?: LatencyBounds
   /** End-to-end latency, ms. */
   e2el?: LatencyBounds
+  /**
+   * Time to first token from each request's intended send time (its place in an open-loop
+   * schedule), ms: what a user of a server that holds the client back waits. Open loops only.
+   */
+  intendedTtft?: LatencyBounds
+  /** End-to-end latency from the intended send time, ms. Open loops only. */
+  intendedE2el?: LatencyBounds
   /** Completed requests per second. */
   requestThroughput?: { min: number }
   /** Output tokens per second. */
