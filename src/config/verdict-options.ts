@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { CLIENT_CHECK_MODES, type ClientCheckMode } from './bench-config.ts'
 
 /**
  * How a benchmark's checks are decided: the extension budget, what an undecided check does, and
@@ -25,6 +26,12 @@ export interface VerdictOptions {
   /** Runs again, up to this many times, when the client self-check finds a round invalid. @default 1 */
   retryInvalid?: number
   /**
+   * The client self-check (docs/client-health.md): `fail` makes a round whose client was saturated
+   * invalid (after `retryInvalid`), `warn` only notes it in the summary, `off` does not measure.
+   * @default 'fail'
+   */
+  clientCheck?: ClientCheckMode
+  /**
    * Runs recorded into a new baseline (under `-u`, or when it is missing); their spread becomes
    * part of the test, so a busier or quieter machine on the day is not a regression. @default 3
    */
@@ -45,6 +52,7 @@ export type InconclusivePolicy = 'point' | 'fail' | 'warn'
 
 export interface ResolvedVerdictOptions {
   confidence: number
+  clientCheck: ClientCheckMode
   budget: Required<VerdictBudget>
   inconclusive: InconclusivePolicy
   abortOnFail: boolean
@@ -54,6 +62,7 @@ export interface ResolvedVerdictOptions {
 
 export const DEFAULT_VERDICT_OPTIONS: ResolvedVerdictOptions = {
   confidence: 0.95,
+  clientCheck: 'fail',
   budget: { rounds: 4, requests: 2_000, seconds: 120 },
   inconclusive: 'point',
   abortOnFail: false,
@@ -61,13 +70,24 @@ export const DEFAULT_VERDICT_OPTIONS: ResolvedVerdictOptions = {
   baselineRuns: 3,
 }
 
-const KEYS = ['confidence', 'budget', 'inconclusive', 'abortOnFail', 'retryInvalid', 'baselineRuns']
+const KEYS = [
+  'confidence',
+  'budget',
+  'inconclusive',
+  'abortOnFail',
+  'retryInvalid',
+  'baselineRuns',
+  'clientCheck',
+]
 const BUDGET_KEYS = ['rounds', 'requests', 'seconds']
 const POLICIES: readonly InconclusivePolicy[] = ['point', 'fail', 'warn']
 
-/** Validates `serveBench(name, { verdicts })`, naming each bad field from the benchmark's name. */
-export function resolveVerdictOptions(options: unknown, benchmark: string): ResolvedVerdictOptions {
-  const at = (path: string): string => `serveBench('${benchmark}').verdicts${path}`
+/**
+ * Validates verdict options, naming each bad field from `where`: `serveBench('name').verdicts`, or
+ * `servebench({ verdicts })` for the plugin's defaults of every suite.
+ */
+export function resolveVerdictOptions(options: unknown, where: string): ResolvedVerdictOptions {
+  const at = (path: string): string => `${where}${path}`
   if (options === undefined) return DEFAULT_VERDICT_OPTIONS
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigError([{ path: at(''), message: `must be an object (got ${describe(options)})` }])
@@ -130,6 +150,15 @@ export function resolveVerdictOptions(options: unknown, benchmark: string): Reso
         message: `must be true or false (got ${describe(o.abortOnFail)})`,
       })
   }
+  if (o.clientCheck !== undefined) {
+    if (CLIENT_CHECK_MODES.includes(o.clientCheck as ClientCheckMode))
+      out.clientCheck = o.clientCheck as ClientCheckMode
+    else
+      issues.push({
+        path: at('.clientCheck'),
+        message: `must be 'fail', 'warn' or 'off' (got ${describe(o.clientCheck)})`,
+      })
+  }
   for (const key of ['retryInvalid', 'baselineRuns'] as const) {
     const v = o[key]
     if (v === undefined) continue
@@ -176,4 +205,21 @@ function describe(v: unknown): string {
   if (typeof v === 'string') return `'${v}'`
   if (typeof v === 'object' && v !== null) return JSON.stringify(v).slice(0, 60)
   return String(v)
+}
+
+/** The plugin's defaults with a benchmark's own options on top (the budget merged field by field). */
+export function mergeVerdictOptions(
+  defaults: VerdictOptions | undefined,
+  own: VerdictOptions | undefined,
+): VerdictOptions | undefined {
+  if (!defaults) return own
+  if (!own) return defaults
+  const budget =
+    own.budget === false ||
+    defaults.budget === false ||
+    own.budget === undefined ||
+    defaults.budget === undefined
+      ? (own.budget ?? defaults.budget)
+      : { ...defaults.budget, ...own.budget }
+  return { ...defaults, ...own, ...(budget !== undefined ? { budget } : {}) }
 }

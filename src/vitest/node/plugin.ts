@@ -4,6 +4,7 @@ import { isCI } from 'std-env'
 import type { Plugin } from 'vite'
 import type {} from 'vitest/config'
 import { version as vitestVersion } from 'vitest/node'
+import { resolveVerdictOptions, type VerdictOptions } from '../../config/verdict-options.ts'
 import type { SimOptions } from '../../sim/options.ts'
 import type { UpdateMode } from '../shared/meta.ts'
 import { EndpointProvider, servebenchPool } from './pool.ts'
@@ -37,6 +38,12 @@ export interface ServebenchPluginOptions {
    * its result: histograms of prompt, output and total tokens, and the tokens of each request. @default false
    */
   datasetStats?: boolean
+  /**
+   * Defaults of every suite's `verdicts` options (a benchmark's own win, the budget field by
+   * field): for example `{ clientCheck: 'warn' }` on a machine known to be shared. See
+   * docs/dsl.md#verdicts. @default {}
+   */
+  verdicts?: VerdictOptions
 }
 
 /** The Vitest versions servebench's runner and pool are verified with. */
@@ -51,6 +58,7 @@ const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
 export function servebench(options: ServebenchPluginOptions = {}): Plugin {
   assertCompatibleVitestVersion(vitestVersion)
   assertTimelineOption(options.timeline)
+  resolveVerdictOptions(options.verdicts, 'servebench({ verdicts })')
   const endpoints = new EndpointProvider({
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
@@ -83,6 +91,7 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
       project.provide('servebench:update', update)
       project.provide('servebench:ci', isCI)
       project.provide('servebench:root', root)
+      project.provide('servebench:verdicts', options.verdicts ?? {})
       project.provide('servebench:baselineDir', resolve(root, options.baselineDir ?? '__baselines__'))
       vitest.onClose(() => endpoints.close())
       const flagged = vitest as unknown as { [REPORTER_ADDED]?: boolean }

@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads'
-import { type TestContext, test } from 'vitest'
+import { inject, type TestContext, test } from 'vitest'
 import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import {
@@ -8,7 +8,7 @@ import {
   configWorkload,
   type ServeBenchOptions,
 } from '../../config/from-dsl.ts'
-import { resolveVerdictOptions } from '../../config/verdict-options.ts'
+import { mergeVerdictOptions, resolveVerdictOptions } from '../../config/verdict-options.ts'
 import { EndpointError } from '../../errors.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
@@ -80,7 +80,10 @@ function define(api: TestLike): ServeBenchFn {
       simulatorTokenizer: settings.simulatorTokenizer,
       env: process.env,
     })
-    const verdictOptions = resolveVerdictOptions(options.verdicts, name)
+    const verdictOptions = resolveVerdictOptions(
+      mergeVerdictOptions(inject('servebench:verdicts'), options.verdicts),
+      `serveBench('${name}').verdicts`,
+    )
     const fingerprint = configFingerprint(config)
     const collected: ServeBenchMeta = {
       name,
@@ -106,7 +109,7 @@ function define(api: TestLike): ServeBenchFn {
       }
       signal.addEventListener('abort', onAbort, { once: true })
       const judged = await runInRounds({
-        config,
+        config: verdictOptions.clientCheck === 'off' ? { ...config, clientCheck: 'off' } : config,
         options: verdictOptions,
         task,
         meta,
@@ -134,7 +137,8 @@ function define(api: TestLike): ServeBenchFn {
       if (settings.simulator && meta.provenance.server) meta.provenance.server.host = 'embedded simulator'
       assertSomeAnswered(config, result)
       const warning = assertFailureRatio(config, outcome.records)
-      if (warning) meta.warnings = [warning]
+      const warnings = [...judged.warnings, ...(warning ? [warning] : [])]
+      if (warnings.length > 0) meta.warnings = warnings
       await assertions?.(result)
       if (meta.invalid) {
         throw new Error(

@@ -18,6 +18,8 @@ export interface JudgedOutcome {
   rounds: number
   /** Extra whole runs made to record a multi-run baseline (`baselineRuns`). */
   baselineRuns: ServeBenchResult[]
+  /** Saturated rounds let through by `clientCheck: 'warn'`, in the self-check's words. */
+  warnings: string[]
 }
 
 /**
@@ -43,12 +45,19 @@ export async function runInRounds(input: {
   let size = config.numPrompts
   let invalid: string | undefined
   let wantsBaseline = false
+  const warnings: string[] = []
+  const valid = async (c: BenchConfig): Promise<{ outcome: RunOutcome; invalid?: string }> => {
+    const measured = await measureValid(c, options.clientCheck === 'fail' ? options.retryInvalid : 0, measure)
+    if (!measured.invalid || options.clientCheck === 'fail') return measured
+    warnings.push(`client self-check: ${measured.invalid}`)
+    return { outcome: measured.outcome }
+  }
   for (let round = 0; ; round++) {
     const roundConfig: BenchConfig =
       round === 0
         ? config
         : { ...config, numPrompts: size, seed: config.seed + round, numWarmups: 0, readyCheckTimeoutS: 0 }
-    const measured = await measureValid(roundConfig, options.retryInvalid, measure)
+    const measured = await valid(roundConfig)
     rounds.push(measured.outcome)
     invalid ??= measured.invalid
     requests += measured.outcome.records.length
@@ -88,7 +97,7 @@ export async function runInRounds(input: {
       baselineRuns.push(replicate.outcome.result as ServeBenchResult)
     }
   }
-  return { outcome, rounds: rounds.length, baselineRuns, ...(invalid ? { invalid } : {}) }
+  return { outcome, rounds: rounds.length, baselineRuns, warnings, ...(invalid ? { invalid } : {}) }
 }
 
 async function measureValid(

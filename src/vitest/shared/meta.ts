@@ -4,6 +4,7 @@
  */
 import type {} from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
+import type { VerdictOptions } from '../../config/verdict-options.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import type { BaselineProvenance } from '../runtime/provenance.ts'
@@ -174,6 +175,8 @@ declare module 'vitest' {
     'servebench:ci': boolean
     'servebench:baselineDir': string
     'servebench:root': string
+    /** The plugin's defaults of every suite's `verdicts` options. */
+    'servebench:verdicts': VerdictOptions
   }
   // biome-ignore lint/suspicious/noExplicitAny: the signature Vitest declares
   interface Matchers<T = any> {

@@ -10,6 +10,9 @@ export default defineConfig({
     servebench({
       simulator: { ttftMs: 20, itlMs: 5 },
       resultDir: process.env.SB_RESULT_DIR ?? 'servebench-results',
+      // These suites test other things on a busy test machine: a starved client is noted, not
+      // failed. A suite that tests the check itself sets clientCheck: 'fail'.
+      verdicts: { clientCheck: 'warn' },
       ...(process.env.SB_TIMELINE ? { timeline: { itlThresholdsMs: [1, 1000] } } : {}),
       ...(process.env.SB_DATASET_STATS ? { datasetStats: true } : {}),
     }),

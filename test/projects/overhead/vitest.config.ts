@@ -6,5 +6,11 @@ import { defineConfig } from 'vitest/config'
 // server in SERVEBENCH_BASE_URL.
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [servebench({ resultDir: process.env.SB_RESULT_DIR ?? 'servebench-results' })],
+  // A busy test machine may starve the client: noted, not failed.
+  plugins: [
+    servebench({
+      resultDir: process.env.SB_RESULT_DIR ?? 'servebench-results',
+      verdicts: { clientCheck: 'warn' },
+    }),
+  ],
 })

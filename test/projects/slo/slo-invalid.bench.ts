@@ -11,7 +11,7 @@ const starve = setInterval(() => {
 afterAll(() => clearInterval(starve))
 
 describe('chat', () => {
-  serveBench('starved client', { ...tiny, verdicts: { retryInvalid: 1 } }, (result) => {
+  serveBench('starved client', { ...tiny, verdicts: { clientCheck: 'fail', retryInvalid: 1 } }, (result) => {
     expect(result).toMeetSLO({ ttft: { median: 5000 } })
   })
 })
