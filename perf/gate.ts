@@ -99,12 +99,18 @@ export async function measureGate(): Promise<GateRun[]> {
   const runs: GateRun[] = []
   try {
     for (const c of CONDITIONS) {
-      console.log(`${c.name}: ${c.runs} runs with a busy-loop process beside the client`)
-      for (let i = 0; i < c.runs; i++) {
+      console.log(`${c.name}: ${runsOf(c)} runs with a busy-loop process beside the client`)
+      for (let i = 0; i < runsOf(c); i++) {
         const run = await runGate(c.sim, [])
         const summary = readSummary()
         const checks: Record<string, string> = {}
-        for (const v of summary?.verdicts ?? []) for (const k of v.checks) checks[k.metric] = k.verdict
+        const changes: string[] = []
+        for (const v of summary?.verdicts ?? [])
+          for (const k of v.checks) {
+            checks[k.metric] = k.verdict
+            const change = /: ([+-]\d+\.\d%)/.exec(k.detail ?? '')?.[1]
+            changes.push(`${k.metric} ${k.verdict}${change ? ` ${change}` : ''}`)
+          }
         const gate: GateRun = {
           condition: c.name,
           verdict: summary?.verdict ?? 'error',
@@ -113,9 +119,7 @@ export async function measureGate(): Promise<GateRun[]> {
           code: run.code,
         }
         runs.push(gate)
-        const shown = Object.entries(checks)
-          .map(([m, v]) => `${m} ${v}`)
-          .join(', ')
+        const shown = changes.join(', ')
         console.log(
           `  ${i + 1}. ${gate.verdict} (exit ${run.code}, ${run.seconds.toFixed(1)} s): ${shown}${summary?.invalidReason ? ` — ${summary.invalidReason}` : ''}`,
         )
@@ -173,7 +177,7 @@ async function runGate(
 interface SummaryEntry {
   verdict: string | null
   invalidReason?: string
-  verdicts: Array<{ checks: Array<{ metric: string; verdict: string }> }>
+  verdicts: Array<{ checks: Array<{ metric: string; verdict: string; detail?: string }> }>
 }
 
 function readSummary(): SummaryEntry | undefined {
@@ -183,6 +187,12 @@ function readSummary(): SummaryEntry | undefined {
   } catch {
     return undefined
   }
+}
+
+// `GATE_RUNS=3 npm run perf -- gate` for a quick look: that many runs per condition.
+function runsOf(c: Condition): number {
+  const quick = Number(process.env.GATE_RUNS)
+  return Number.isInteger(quick) && quick > 0 ? quick : c.runs
 }
 
 function scaleSteps(factor: number): SimFigures {

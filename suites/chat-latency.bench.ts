@@ -8,7 +8,7 @@ describe('chat latency', () => {
     'short chat at 20 req/s',
     {
       endpoint: chat,
-      // A p99 bound can pass only once its confidence interval has an upper end: 367 requests at
+      // A p99 bound can pass only once its confidence interval has an upper end: 368 requests at
       // 95% (docs/statistics.md). 400 decide it in one round.
       dataset: datasets.random({ inputLen: 256, outputLen: 32, numPrompts: 400 }),
       load: load.poisson({ rate: 20, burstiness: 1, maxConcurrency: 16 }),

@@ -11,7 +11,7 @@ describe('closed-loop sweep', () => {
       ignoreEos: true,
     }),
     (result, concurrency) => {
-      // A median is decided from a few requests; a p99 would need 367 per point.
+      // A median is decided from a few requests; a p99 would need 368 per point.
       expect(result).toMeetSLO({ failed: 0, e2el: { median: 3000 } })
       expect(result.max_concurrent_requests).toBeLessThanOrEqual(concurrency)
     },
