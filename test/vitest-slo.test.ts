@@ -72,6 +72,9 @@ describe('vitest bench', () => {
     expect(run.output).toMatch(
       /Error: SLO missed: p99 TTFT \d+\.\d ms > 1 ms\n {2}✗ p99 TTFT \d+\.\d ms > 1 ms \(95% CI \d+\.\d … ∞ ms\)\n {2}✓ error rate 0\.0% ≤ 0%\n/,
     )
+    // One line per check, pointing at the suite: no diff of the checks, no servebench frames.
+    expect(run.output).toMatch(/❯ slo-fail\.bench\.ts:\d+:\d+/)
+    expect(run.output).not.toMatch(/Expected|Received|dsl\.ts|matchers\.ts/)
     // The result is still written and the summary records the failed verdict.
     const summary = JSON.parse(await readFile(join(dir, 'results', 'servebench-summary.json'), 'utf8'))
     expect(summary.benchmarks[0]).toMatchObject({

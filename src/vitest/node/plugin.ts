@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { isCI } from 'std-env'
 import type { Plugin } from 'vite'
@@ -80,7 +80,7 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           isolate: test.isolate ?? false,
           // A failed check points at the user's assertion, not at servebench's own frames.
           onStackTrace: (error, frame) =>
-            !frame.file.startsWith(PACKAGE_ROOT) && (test.onStackTrace?.(error, frame) ?? true),
+            !OWN_FILES.some((dir) => frame.file.startsWith(dir)) && (test.onStackTrace?.(error, frame) ?? true),
           ...(test.benchmark?.include ? {} : { benchmark: { include: ['**/*.bench.?(c|m)[jt]s?(x)'] } }),
         },
       }
@@ -142,8 +142,9 @@ export function assertTimelineOption(timeline: unknown): void {
   }
 }
 
-// servebench's own files: `<package>/src` in the repository, `<package>/dist` once installed.
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+// servebench's own files: `dist/` as installed, and `src/`, where its source maps point.
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const OWN_FILES = [resolve(PACKAGE_ROOT, 'src') + sep, resolve(PACKAGE_ROOT, 'dist') + sep]
 
 function runtimeFile(name: 'runner' | 'setup'): string {
   const here = import.meta.url
