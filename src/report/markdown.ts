@@ -63,6 +63,8 @@ export interface SummaryBenchmark {
   invalidReason?: string
   /** Rounds the run took to decide its checks. */
   rounds?: number
+  /** The result's `client_health` (docs/client-health.md), when the run measured it. */
+  clientHealth?: Record<string, unknown>
   durationMs: number | null
   /** Configuration fingerprint (what the baseline is keyed on). */
   fingerprint: string

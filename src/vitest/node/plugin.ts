@@ -80,7 +80,8 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           isolate: test.isolate ?? false,
           // A failed check points at the user's assertion, not at servebench's own frames.
           onStackTrace: (error, frame) =>
-            !OWN_FILES.some((dir) => frame.file.startsWith(dir)) && (test.onStackTrace?.(error, frame) ?? true),
+            !OWN_FILES.some((dir) => frame.file.startsWith(dir)) &&
+            (test.onStackTrace?.(error, frame) ?? true),
           ...(test.benchmark?.include ? {} : { benchmark: { include: ['**/*.bench.?(c|m)[jt]s?(x)'] } }),
         },
       }

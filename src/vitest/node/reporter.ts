@@ -155,6 +155,7 @@ export class ServebenchReporter implements Reporter {
       verdict: benchmarkVerdict(state, meta),
       ...(meta.invalid ? { invalidReason: meta.invalid } : {}),
       ...(meta.rounds !== undefined ? { rounds: meta.rounds } : {}),
+      ...(isRecord(result?.client_health) ? { clientHealth: result.client_health } : {}),
       durationMs: testCase.diagnostic()?.duration ?? null,
       fingerprint: meta.fingerprint,
       resultFile,
@@ -183,6 +184,10 @@ export class ServebenchReporter implements Reporter {
 }
 
 const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
 
 function benchmarkVerdict(state: string, meta: ServeBenchMeta): SummaryVerdictValue | null {
   if (meta.invalid) return 'invalid'
@@ -235,6 +240,8 @@ export function consoleLine(b: SummaryBenchmark): string {
       `${f(m.request_throughput, 2)} req/s`,
       `E2EL ${f(m.mean_e2el_ms, 1)}/${f(m.p99_e2el_ms, 1)} ms mean/p99`,
     ]
+    const client = clientSegment(b.clientHealth)
+    if (client) pooling.push(client)
     return `${head}  ${pooling.join(' · ')}`
   }
   const parts = [
@@ -244,7 +251,17 @@ export function consoleLine(b: SummaryBenchmark): string {
     `TTFT ${f(m.mean_ttft_ms, 1)}/${f(m.p99_ttft_ms, 1)} ms mean/p99`,
     `TPOT ${f(m.mean_tpot_ms, 2)} ms`,
   ]
+  const client = clientSegment(b.clientHealth)
+  if (client) parts.push(client)
   return `${head}  ${parts.join(' · ')}`
+}
+
+// `client ok (loop p99 1.2 ms)` or `client SATURATED`: the self-check in a few characters.
+function clientSegment(health: Record<string, unknown> | undefined): string | undefined {
+  if (!health) return undefined
+  if (health.saturated === true) return 'client SATURATED'
+  const p99 = health.event_loop_delay_p99_ms
+  return typeof p99 === 'number' ? `client ok (loop p99 ${p99.toFixed(1)} ms)` : 'client ok'
 }
 
 function slug(text: string): string {
