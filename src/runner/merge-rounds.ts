@@ -71,6 +71,10 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     config,
     clientHealth,
   })
+  // The worst round's self-check as that round wrote it (a face may have added to it).
+  const written = rounds.map((r) => r.result.client_health as { saturated?: boolean } | undefined)
+  const worst = written.find((h) => h?.saturated) ?? written[0]
+  if (worst) result.client_health = worst
   if (interrupted) result.interrupted = true
   return {
     result,

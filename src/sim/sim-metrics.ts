@@ -109,6 +109,9 @@ export class SimMetrics {
       [
         `servebench_sim_step_lag_seconds{stat="max"} ${gauges.lag.maxMs / 1000}`,
         `servebench_sim_step_lag_seconds{stat="recent_mean"} ${gauges.lag.recentMeanMs / 1000}`,
+        // Cumulative: a client reads them before and after its run for the mean lag in between.
+        `servebench_sim_step_lag_seconds{stat="sum"} ${(gauges.lag.meanMs * gauges.lag.steps) / 1000}`,
+        `servebench_sim_step_lag_seconds{stat="count"} ${gauges.lag.steps}`,
       ],
     )
     if (this.specDecode) out.push(...this.specDecode.render(label))

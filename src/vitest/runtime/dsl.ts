@@ -23,6 +23,7 @@ import { baselineReplicates, lateResults } from './late-results.ts'
 import { collectProvenance } from './provenance.ts'
 import { runInRounds } from './rounds.ts'
 import { failedCount } from './samples.ts'
+import { meanStepLagMs, noteStepLag, readStepLag } from './simulator-lag.ts'
 
 /**
  * Assertions on a finished run; `result` is the Python-schema result with per-request arrays:
@@ -98,6 +99,11 @@ function define(api: TestLike): ServeBenchFn {
       meta: { servebench: collected },
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
     }
+    // The embedded simulator shares this machine: its own lateness is part of the self-check.
+    const watchSimulator =
+      settings.simulator &&
+      verdictOptions.clientCheck !== 'off' &&
+      config.endpoint.baseUrl === settings.baseUrl
     api(name, testOptions, async ({ task, signal }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
@@ -114,9 +120,14 @@ function define(api: TestLike): ServeBenchFn {
         task,
         meta,
         ...(assertions ? { assertions } : {}),
-        measure: (roundConfig) => {
+        measure: async (roundConfig) => {
+          const lagBefore = watchSimulator ? await readStepLag(config.endpoint.baseUrl) : undefined
           pending = runBenchmark(roundConfig, { signal, httpClient: clientFor(roundConfig) })
-          return pending
+          const outcome = await pending
+          const lagAfter = lagBefore ? await readStepLag(config.endpoint.baseUrl) : undefined
+          const lagMs = lagBefore && lagAfter ? meanStepLagMs(lagBefore, lagAfter) : undefined
+          if (lagMs !== undefined) noteStepLag(outcome.result, lagMs)
+          return outcome
         },
       }).finally(() => signal.removeEventListener('abort', onAbort))
       const { outcome } = judged

@@ -1,0 +1,57 @@
+import { request } from 'undici'
+import { parsePrometheusText } from '../../metrics/prometheus.ts'
+
+/**
+ * The embedded simulator's lateness during a run. The simulator shares the machine with the
+ * client, so a busy machine delays its engine steps and the server under test slows down for a
+ * reason that has nothing to do with it. Read from its `/metrics` before and after each round.
+ */
+
+/** Mean step lag, ms, past which the simulator's own lateness moves its latencies by about 10% (its default step is 10 ms). */
+export const SIMULATOR_STEP_LAG_LIMIT_MS = 1
+
+export interface StepLagReading {
+  sumS: number
+  count: number
+}
+
+/** The cumulative step lag of the simulator at `baseUrl`; undefined when it cannot be read. */
+export async function readStepLag(baseUrl: string): Promise<StepLagReading | undefined> {
+  try {
+    const response = await request(`${baseUrl}/metrics`, { headersTimeout: 5_000, bodyTimeout: 5_000 })
+    if (response.statusCode !== 200) {
+      await response.body.dump()
+      return undefined
+    }
+    const { samples } = parsePrometheusText(await response.body.text())
+    const stat = (name: string): number | undefined =>
+      samples.find((s) => s.name === 'servebench_sim_step_lag_seconds' && s.labels.stat === name)?.value
+    const sumS = stat('sum')
+    const count = stat('count')
+    return sumS !== undefined && count !== undefined ? { sumS, count } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The mean lag of the steps between two readings, ms; undefined when no step ran. */
+export function meanStepLagMs(before: StepLagReading, after: StepLagReading): number | undefined {
+  const steps = after.count - before.count
+  return steps > 0 ? ((after.sumS - before.sumS) / steps) * 1000 : undefined
+}
+
+/**
+ * Adds the simulator's mean step lag to a result's `client_health` and, past the limit, marks the
+ * run saturated with the reason: the self-check covers everything on this machine that measures.
+ */
+export function noteStepLag(result: Record<string, unknown>, lagMs: number): void {
+  const health = result.client_health as { saturated?: boolean; reasons?: string[] } | undefined
+  if (!health) return
+  Object.assign(health, { simulator_step_lag_mean_ms: lagMs })
+  if (lagMs <= SIMULATOR_STEP_LAG_LIMIT_MS) return
+  health.saturated = true
+  health.reasons = [
+    ...(health.reasons ?? []),
+    `embedded simulator steps ${lagMs.toFixed(1)} ms late on average (limit ${SIMULATOR_STEP_LAG_LIMIT_MS} ms): this machine, not the server, set these latencies`,
+  ]
+}
