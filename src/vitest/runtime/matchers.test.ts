@@ -290,3 +290,20 @@ describe('SLOs on latency from the intended send time', () => {
     )
   })
 })
+
+describe('toMatchBaseline on an invalid run', () => {
+  it('neither writes nor compares, and fails with the reason', () => {
+    const ctx = context()
+    ctx.task.meta.servebench.invalid =
+      'event-loop delay p99 62 ms (limit 50 ms): the client, not the server, set these latencies'
+    const task = { ...ctx.task, file: { filepath: '/nowhere/x.bench.ts' }, name: 'b' }
+    const r = servebenchMatchers.toMatchBaseline.call({ isNot: false, task } as never, many(), {})
+    expect(r.pass).toBe(false)
+    expect(r.message()).toBe(
+      'Baseline invalid: event-loop delay p99 62 ms (limit 50 ms): the client, not the server, set these latencies',
+    )
+    expect(ctx.task.meta.servebench.verdicts).toMatchObject([
+      { matcher: 'toMatchBaseline', verdict: 'invalid' },
+    ])
+  })
+})

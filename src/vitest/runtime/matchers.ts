@@ -74,6 +74,18 @@ export const servebenchMatchers = {
       baselineDir: inject('servebench:baselineDir') ?? '__baselines__',
       root: inject('servebench:root') ?? process.cwd(),
     }
+    // An invalid run neither records a baseline nor is compared with one.
+    if (meta.invalid) {
+      const summary = `Baseline invalid: ${meta.invalid}`
+      meta.verdicts.push({
+        matcher: 'toMatchBaseline',
+        pass: this.isNot,
+        verdict: 'invalid',
+        summary,
+        checks: [],
+      })
+      return { pass: false, message: () => summary }
+    }
     // A probe between rounds only compares: it writes nothing, and notes that the final pass will.
     if (meta.probing && willRecord(ctx)) {
       meta.verdicts.push({
