@@ -11,21 +11,6 @@ export type {
   PercentileMetric,
   SamplingParams,
 } from './config/bench-config.ts'
-export {
-  benchConfigFromDsl,
-  type ClosedLoadOptions,
-  type ConstantLoadOptions,
-  configFingerprint,
-  type DatasetSpec,
-  type EndpointOptions,
-  type EndpointSpec,
-  type LoadSpec,
-  type PoissonLoadOptions,
-  type RampUpLoadOptions,
-  type RandomDatasetOptions,
-  type RandomDatasetSpec,
-  type ServeBenchOptions,
-} from './config/from-dsl.ts'
 export type {
   BurstGptDatasetOptions,
   CustomDatasetOptions,
@@ -34,7 +19,22 @@ export type {
   SpecBenchDatasetOptions,
   SpeedBenchDatasetOptions,
   TimedTraceDatasetOptions,
-} from './config/local-datasets-dsl.ts'
+} from './config/dsl-datasets.ts'
+export type {
+  ClosedLoadOptions,
+  ConstantLoadOptions,
+  DatasetSpec,
+  EndpointOptions,
+  EndpointSpec,
+  LoadSpec,
+  PoissonLoadOptions,
+  RampUpLoadOptions,
+  RandomDatasetOptions,
+  RandomDatasetSpec,
+  ServeBenchOptions,
+} from './config/dsl-options.ts'
+export { benchConfigFromDsl, configFingerprint } from './config/from-dsl.ts'
+export { didYouMean, unknownKeyIssues } from './config/unknown-keys.ts'
 export {
   BaselineError,
   ConfigError,

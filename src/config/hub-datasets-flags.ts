@@ -36,7 +36,7 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   needsTokenizer('hf', context, TO_COUNT)
   const path = read.string('--dataset-path')
   const hfName = read.string('--hf-name')
-  if (path === undefined) {
+  if (path === undefined || path === '') {
     context.issues.push({
       path: '--dataset-path',
       message:
@@ -64,7 +64,14 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   const distance = readBlazeditDistance(read, context.issues)
   if (distance !== undefined) dataset.blazeditDistance = distance
   const categories = read.string('--bfcl-categories')
-  if (categories !== undefined) dataset.bfclCategories = parseBfclCategories(categories)
+  if (categories !== undefined) {
+    dataset.bfclCategories = parseBfclCategories(categories)
+    if (dataset.bfclCategories.length === 0)
+      context.issues.push({
+        path: '--bfcl-categories',
+        message: 'must name at least one BFCL category, such as simple,live_simple',
+      })
+  }
   if ((hfName ?? path) === BFCL_ID && context.backend !== 'openai-chat') {
     context.issues.push({
       path: '--backend',

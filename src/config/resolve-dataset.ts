@@ -7,7 +7,12 @@ import {
 } from '../datasets/index.ts'
 import type { ConfigIssue } from '../errors.ts'
 import { resolveCustomAudioFlags } from './audio-datasets-config.ts'
-import type { BackendName, DatasetConfig, RandomDatasetConfig } from './bench-config.ts'
+import type {
+  BackendName,
+  DatasetConfig,
+  RandomDatasetConfig,
+  RandomRerankDatasetConfig,
+} from './bench-config.ts'
 import { resolveCustomImageFlags } from './custom-image-config.ts'
 import {
   type DatasetFlagContext,
@@ -99,7 +104,7 @@ function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConf
     kind: 'random-mm',
     ...randomLengths(read, defaultBenchConfig().dataset),
     baseItemsPerRequest: read.int('--random-mm-base-items-per-request', 0) ?? 1,
-    numMmItemsRangeRatio: read.number('--random-mm-num-mm-items-range-ratio') ?? 0,
+    numMmItemsRangeRatio: unitInterval(read, '--random-mm-num-mm-items-range-ratio', issues) ?? 0,
     limitMmPerPrompt: read.parsed('--random-mm-limit-mm-per-prompt', parseMmLimit) ?? { ...DEFAULT_MM_LIMIT },
     buckets:
       read.parsed('--random-mm-bucket-config', parseBucketConfig) ??
@@ -156,11 +161,28 @@ function resolveRandomRerank(read: Reader, context: DatasetFlagContext): Dataset
   rejectPath(read, 'random-rerank', issues)
   needsTokenizer('random-rerank', context)
   const random = defaultBenchConfig().dataset
-  return {
+  const config: RandomRerankDatasetConfig = {
     kind: 'random-rerank',
     inputLen: read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? random.inputLen,
     rangeRatio: read.parsed('--random-range-ratio', parseRangeRatio) ?? random.rangeRatio,
     batchSize: read.int('--random-batch-size', 1) ?? 1,
     noReranker: read.bool('--no-reranker'),
   }
+  if (config.noReranker && config.batchSize < 2) {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be at least 2 with --no-reranker: the query takes one input of each request (got ${config.batchSize})`,
+    })
+  }
+  return config
+}
+
+/** Python's item-count spread r of random-mm is in [0, 1]. */
+function unitInterval(read: Reader, name: string, issues: ConfigIssue[]): number | undefined {
+  const value = read.number(name)
+  if (value !== undefined && !(value >= 0 && value <= 1)) {
+    issues.push({ path: name, message: `must be in [0, 1] (got ${value})` })
+    return undefined
+  }
+  return value
 }

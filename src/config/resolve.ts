@@ -99,7 +99,10 @@ export function resolveServeFlags(
   config.readyCheckTimeoutS = read.int('--ready-check-timeout-sec', 0) ?? 0
 
   // Request content.
-  config.request.ignoreEos = read.bool('--ignore-eos') || forcesIgnoreEos(config.dataset.kind, backend)
+  // `'false'` comes only from the DSL's `ignoreEos: false`, which turns off the forced value.
+  config.request.ignoreEos =
+    read.bool('--ignore-eos') ||
+    (flags.get('--ignore-eos') !== 'false' && forcesIgnoreEos(config.dataset.kind, backend))
   const logprobs = read.int('--logprobs', 0)
   if (logprobs !== undefined) config.request.logprobs = logprobs
   config.request.sampling = resolveSampling(read)

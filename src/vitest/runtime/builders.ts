@@ -1,5 +1,33 @@
-import type { CustomAudioDatasetOptions, CustomAudioDatasetSpec } from '../../config/audio-datasets-config.ts'
-import type { CustomImageDatasetOptions, CustomImageDatasetSpec } from '../../config/custom-image-config.ts'
+import type {
+  BurstGptDatasetOptions,
+  BurstGptDatasetSpec,
+  CustomAudioDatasetOptions,
+  CustomAudioDatasetSpec,
+  CustomDatasetOptions,
+  CustomDatasetSpec,
+  CustomImageDatasetOptions,
+  CustomImageDatasetSpec,
+  HfDatasetOptions,
+  HfDatasetSpec,
+  MultiTurnDatasetOptions,
+  MultiTurnDatasetSpec,
+  PrefixRepetitionDatasetOptions,
+  PrefixRepetitionDatasetSpec,
+  RandomMmDatasetOptions,
+  RandomMmDatasetSpec,
+  RandomRerankDatasetOptions,
+  RandomRerankDatasetSpec,
+  ShareGptDatasetOptions,
+  ShareGptDatasetSpec,
+  SonnetDatasetOptions,
+  SonnetDatasetSpec,
+  SpecBenchDatasetOptions,
+  SpecBenchDatasetSpec,
+  SpeedBenchDatasetOptions,
+  SpeedBenchDatasetSpec,
+  TimedTraceDatasetOptions,
+  TimedTraceDatasetSpec,
+} from '../../config/dsl-datasets.ts'
 import type {
   ClosedLoadOptions,
   ConstantLoadOptions,
@@ -11,32 +39,7 @@ import type {
   RandomDatasetOptions,
   RandomDatasetSpec,
   TraceLoadOptions,
-} from '../../config/from-dsl.ts'
-import type {
-  HfDatasetOptions,
-  HfDatasetSpec,
-  ShareGptDatasetOptions,
-  ShareGptDatasetSpec,
-} from '../../config/hub-datasets-dsl.ts'
-import type {
-  BurstGptDatasetOptions,
-  BurstGptDatasetSpec,
-  CustomDatasetOptions,
-  CustomDatasetSpec,
-  PrefixRepetitionDatasetOptions,
-  PrefixRepetitionDatasetSpec,
-  SonnetDatasetOptions,
-  SonnetDatasetSpec,
-  SpecBenchDatasetOptions,
-  SpecBenchDatasetSpec,
-  SpeedBenchDatasetOptions,
-  SpeedBenchDatasetSpec,
-  TimedTraceDatasetOptions,
-  TimedTraceDatasetSpec,
-} from '../../config/local-datasets-dsl.ts'
-import type { MultiTurnDatasetOptions, MultiTurnDatasetSpec } from '../../config/multi-turn-dsl.ts'
-import type { RandomMmDatasetOptions, RandomMmDatasetSpec } from '../../config/random-mm-dsl.ts'
-import type { RandomRerankDatasetOptions, RandomRerankDatasetSpec } from '../../config/random-rerank-dsl.ts'
+} from '../../config/dsl-options.ts'
 
 /**
  * The DSL's value builders. They return plain tagged objects; `serveBench` validates them when the
