@@ -33,6 +33,7 @@ export type {
   RandomDatasetSpec,
   ServeBenchOptions,
 } from './config/dsl-options.ts'
+export { type ResolveServeBenchContext, resolveServeBench } from './config/dry-run.ts'
 export { benchConfigFromDsl, configFingerprint } from './config/from-dsl.ts'
 export { didYouMean, unknownKeyIssues } from './config/unknown-keys.ts'
 export {

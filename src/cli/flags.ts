@@ -695,6 +695,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),
   s('--metadata', 'list', 'Output', 'KEY=VALUE pairs written as top-level keys of the result.'),
   s('--disable-tqdm', 'boolean', 'Output', 'No progress bar.'),
+  s(
+    '--dry-run',
+    'boolean',
+    'Output',
+    'Print the resolved configuration as JSON and send nothing (the same JSON as resolveServeBench() for a suite).',
+    { parity: 'rust' },
+  ),
   s('--compare', 'list', 'Output', 'Compare two saved results A B (JSON or JSONL) instead of running.', {
     parity: 'rust',
   }),

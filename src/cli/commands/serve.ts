@@ -1,4 +1,5 @@
 import type { BenchConfig } from '../../config/bench-config.ts'
+import { dryRunJson } from '../../config/dry-run.ts'
 import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
@@ -28,6 +29,10 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   const compare = flags.get('--compare')
   if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
   const config = resolveServeFlags(flags, process.env, (name) => findFlag(name)?.status)
+  if (flags.has('--dry-run')) {
+    process.stdout.write(`${JSON.stringify(dryRunJson(config), null, 2)}\n`)
+    return EXIT_CODES.ok
+  }
   printSetup(config)
 
   const controller = new AbortController()
