@@ -11,6 +11,7 @@ export type {
   PercentileMetric,
   SamplingParams,
 } from './config/bench-config.ts'
+export { type ResolveServeBenchContext, resolveServeBench } from './config/dry-run.ts'
 export type {
   BurstGptDatasetOptions,
   CustomDatasetOptions,
@@ -33,7 +34,6 @@ export type {
   RandomDatasetSpec,
   ServeBenchOptions,
 } from './config/dsl-options.ts'
-export { type ResolveServeBenchContext, resolveServeBench } from './config/dry-run.ts'
 export { benchConfigFromDsl, configFingerprint } from './config/from-dsl.ts'
 export { didYouMean, unknownKeyIssues } from './config/unknown-keys.ts'
 export {

@@ -86,3 +86,59 @@ describe('the DSL door refuses unknown keys, as plain JavaScript would pass them
     expect(c.label).toBe('typo')
   })
 })
+
+describe('suite defaults', () => {
+  it('resolves a relative dataset path from the root, and an hf id only when it is a local folder', () => {
+    const root = '/work/suites'
+    const custom = benchConfigFromDsl(
+      { dataset: datasets.custom({ path: 'data/p.jsonl' }) },
+      { ...ctx, root },
+    )
+    expect(custom.dataset).toMatchObject({ path: '/work/suites/data/p.jsonl' })
+    const absolute = benchConfigFromDsl(
+      { dataset: datasets.custom({ path: '/abs/p.jsonl' }) },
+      { ...ctx, root },
+    )
+    expect(absolute.dataset).toMatchObject({ path: '/abs/p.jsonl' })
+    const hub = benchConfigFromDsl({ dataset: datasets.hf({ path: 'openai/gsm8k' }) }, { ...ctx, root })
+    expect(hub.dataset).toMatchObject({ path: 'openai/gsm8k' })
+    const local = benchConfigFromDsl(
+      { dataset: datasets.hf({ path: 'src' }) },
+      { ...ctx, root: process.cwd() },
+    )
+    expect(local.dataset).toMatchObject({ path: `${process.cwd()}/src` })
+  })
+
+  it("starts from the plugin's endpoint fields, which the suite's own override", () => {
+    const endpointDefaults = { backend: 'openai-chat' as const, model: 'plugin', tokenizer: 'o200k_base' }
+    const plain = benchConfigFromDsl({}, { ...ctx, endpointDefaults })
+    expect(plain.endpoint).toMatchObject({ backend: 'openai-chat', model: 'plugin' })
+    expect(plain.tokenizer.id).toBe('o200k_base')
+    const own = benchConfigFromDsl({ endpoint: endpoint({ model: 'mine' }) }, { ...ctx, endpointDefaults })
+    expect(own.endpoint).toMatchObject({ backend: 'openai-chat', model: 'mine' })
+  })
+
+  it('runs {} as a workload of seconds, and datasets.random() with Python defaults', () => {
+    expect(benchConfigFromDsl({}, ctx)).toMatchObject({
+      numPrompts: 50,
+      dataset: { inputLen: 256, outputLen: 64 },
+    })
+    expect(benchConfigFromDsl({ dataset: datasets.random() }, ctx)).toMatchObject({
+      numPrompts: 1000,
+      dataset: { inputLen: 1024, outputLen: 128 },
+    })
+  })
+})
+
+describe('errors after collection speak DSL', () => {
+  it('rewords the flags a dataset or model error names', async () => {
+    const { resolveDsl } = await import('./from-dsl.ts')
+    const { reword } = resolveDsl({ dataset: datasets.custom({ path: 'p.jsonl' }) }, ctx)
+    expect(reword('custom: --dataset-path /x/p.jsonl does not exist')).toBe(
+      'custom: dataset.path /x/p.jsonl does not exist',
+    )
+    expect(reword('Is the server running? Pass --model to skip this lookup.')).toBe(
+      'Is the server running? Pass endpoint.model to skip this lookup.',
+    )
+  })
+})

@@ -4,6 +4,8 @@
  * in the caller's words. Only the shape is checked here (unknown keys, a dataset or load that did
  * not come from a builder, required load fields, `load.trace()`); every value is checked there.
  */
+import { existsSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
 import type { ConfigIssue } from '../errors.ts'
 import type { RandomMmBucket } from './bench-config.ts'
 import {
@@ -16,7 +18,7 @@ import {
   SAMPLING_FIELDS,
   TOP_FIELDS,
 } from './dsl-fields.ts'
-import type { DslContext, ServeBenchOptions } from './dsl-options.ts'
+import { type DslContext, type ServeBenchOptions, SUITE_DEFAULT_DATASET } from './dsl-options.ts'
 import type { FlagValues } from './resolve.ts'
 import { unknownKeyIssues } from './unknown-keys.ts'
 
@@ -89,7 +91,8 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
   }
 
   // Endpoint, with the face's defaults: the plugin's base URL, the simulator's tokenizer.
-  const ep = options.endpoint ?? { kind: 'endpoint' as const }
+  const suiteEndpoint: unknown = options.endpoint ?? { kind: 'endpoint' }
+  const ep = isObject(suiteEndpoint) ? { ...ctx.endpointDefaults, ...suiteEndpoint } : suiteEndpoint
   fields(ep, ENDPOINT_FIELDS, 'endpoint', 'endpoint()', ['kind', 'apiKey'])
   if (isObject(ep) && ep.baseUrl === undefined) {
     if (ctx.defaultBaseUrl === undefined) {
@@ -110,7 +113,7 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
   const apiKey = isObject(ep) && typeof ep.apiKey === 'string' ? ep.apiKey : ctx.env?.OPENAI_API_KEY
   const env = apiKey ? { OPENAI_API_KEY: apiKey } : {}
 
-  const ds = (options.dataset ?? { kind: 'random' }) as unknown
+  const ds = (options.dataset ?? SUITE_DEFAULT_DATASET) as unknown
   const dataset = isObject(ds) && typeof ds.kind === 'string' ? DATASET_FIELDS[ds.kind] : undefined
   if (!isObject(ds) || dataset === undefined) {
     issues.push({ path: at('dataset'), message: 'must come from datasets.<name>(), e.g. datasets.random()' })
@@ -136,6 +139,7 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
   }
 
   const traceTimeScale = loadFlags(options.load)
+  if (ctx.root !== undefined) resolveDatasetPath(flags, ctx.root)
   return { flags, paths, issues, env, ...(traceTimeScale !== undefined ? { traceTimeScale } : {}) }
 
   function multiTurnSource(source: unknown): void {
@@ -219,6 +223,19 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
     }
     return timeScale === 1 ? undefined : timeScale
   }
+}
+
+/**
+ * A relative dataset path resolves from `root` (the Vitest root, as result and baseline folders
+ * do), not from the working directory. An `hf` path may be a hub id (`openai/gsm8k`): it is
+ * resolved only when that file or folder exists under `root`.
+ */
+function resolveDatasetPath(flags: Map<string, string | string[] | true>, root: string): void {
+  const path = flags.get('--dataset-path')
+  if (typeof path !== 'string' || path === '' || isAbsolute(path)) return
+  const local = resolve(root, path)
+  if (flags.get('--dataset-name') === 'hf' && !existsSync(local)) return
+  flags.set('--dataset-path', local)
 }
 
 /** The text a flag would carry for `value`, or undefined when the field is unset (or `false`). */

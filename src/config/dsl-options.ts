@@ -134,9 +134,9 @@ export type LoadSpec =
 
 /** The options of one `serveBench(name, options)`. Every field is optional. */
 export interface ServeBenchOptions {
-  /** @default endpoint({}) */
+  /** @default endpoint({}), over the plugin's defaults (`servebench({ endpoint, model, tokenizer })`) */
   endpoint?: EndpointSpec
-  /** @default datasets.random() */
+  /** @default datasets.random({ inputLen: 256, outputLen: 64, numPrompts: 50 }), a run of seconds ({@link SUITE_DEFAULT_DATASET}) */
   dataset?: DatasetSpec
   /** @default every request at t=0, no concurrency cap (Python's defaults) */
   load?: LoadSpec
@@ -201,4 +201,19 @@ export interface DslContext {
   simulatorTokenizer?: string
   /** Environment for `OPENAI_API_KEY`. */
   env?: Record<string, string | undefined>
+  /** Folder that relative dataset paths resolve from (the Vitest root). @default process.cwd() */
+  root?: string
+  /** Endpoint fields every benchmark starts from (the plugin's `endpoint`, `model`, `tokenizer`); the suite's win. */
+  endpointDefaults?: EndpointOptions
+}
+
+/**
+ * The dataset of a benchmark that names none: a workload that finishes in seconds, not Python's
+ * 1,000 prompts of 1,024 tokens. `datasets.random()` written out keeps Python's defaults.
+ */
+export const SUITE_DEFAULT_DATASET: RandomDatasetSpec = {
+  kind: 'random',
+  inputLen: 256,
+  outputLen: 64,
+  numPrompts: 50,
 }

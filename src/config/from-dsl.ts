@@ -17,6 +17,17 @@ export { configFingerprint } from './fingerprint.ts'
  * every problem, each path starting at the benchmark: `serveBench('short chat').load.rate`.
  */
 export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext): BenchConfig {
+  return resolveDsl(options, ctx).config
+}
+
+/**
+ * {@link benchConfigFromDsl}, plus `reword`, which puts a later error's flag names (a dataset
+ * file that `--dataset-path` names, "Pass --model") into this benchmark's DSL words.
+ */
+export function resolveDsl(
+  options: ServeBenchOptions,
+  ctx: DslContext,
+): { config: BenchConfig; reword: (text: string) => string } {
   const door = dslToFlags(options, ctx)
   const rename = dslNamer(ctx.name, door.paths)
   let config: BenchConfig | undefined
@@ -31,9 +42,9 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
   if (door.traceTimeScale !== undefined && config.dataset.kind === 'timed_trace') {
     config.dataset = { ...config.dataset, secMultiplier: config.dataset.secMultiplier * door.traceTimeScale }
   }
-  // The Vitest face has no progress bar, and a benchmark's label defaults to its name.
+  // The Vitest face has no progress bar.
   config.disableTqdm = true
-  return config
+  return { config, reword: (text) => rename({ path: '', message: text }).message }
 }
 
 /**

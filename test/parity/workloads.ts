@@ -20,7 +20,18 @@ const embeddings = endpoint({ backend: 'openai-embeddings', model: 'e' })
 
 export const WORKLOADS: readonly Workload[] = [
   // Every dataset, valid.
-  { name: 'random defaults', valid: true, cli: [], dsl: {} },
+  {
+    name: 'a suite without a dataset: the seconds-long default',
+    valid: true,
+    cli: ['--random-input-len', '256', '--random-output-len', '64', '--num-prompts', '50'],
+    dsl: {},
+  },
+  {
+    name: 'datasets.random() written out keeps Python defaults',
+    valid: true,
+    cli: [],
+    dsl: { dataset: datasets.random() },
+  },
   {
     name: 'random with lengths, prefix and per-side ratio',
     valid: true,
@@ -379,19 +390,19 @@ export const WORKLOADS: readonly Workload[] = [
     name: 'poisson with burstiness and a cap',
     valid: true,
     cli: ['--request-rate', '20', '--burstiness', '0.5', '--max-concurrency', '8'],
-    dsl: { load: load.poisson({ rate: 20, burstiness: 0.5, maxConcurrency: 8 }) },
+    dsl: { dataset: datasets.random(), load: load.poisson({ rate: 20, burstiness: 0.5, maxConcurrency: 8 }) },
   },
   {
     name: 'constant rate',
     valid: true,
     cli: ['--request-rate', '5', '--burstiness', 'inf'],
-    dsl: { load: load.constant({ rate: 5 }) },
+    dsl: { dataset: datasets.random(), load: load.constant({ rate: 5 }) },
   },
   {
     name: 'closed loop',
     valid: true,
     cli: ['--max-concurrency', '16'],
-    dsl: { load: load.closed({ concurrency: 16 }) },
+    dsl: { dataset: datasets.random(), load: load.closed({ concurrency: 16 }) },
   },
   {
     name: 'exponential ramp with a cap',
@@ -406,13 +417,16 @@ export const WORKLOADS: readonly Workload[] = [
       '--max-concurrency',
       '4',
     ],
-    dsl: { load: load.rampUp({ strategy: 'exponential', startRps: 1, endRps: 8, maxConcurrency: 4 }) },
+    dsl: {
+      dataset: datasets.random(),
+      load: load.rampUp({ strategy: 'exponential', startRps: 1, endRps: 8, maxConcurrency: 4 }),
+    },
   },
   {
     name: 'linear ramp (the default strategy)',
     valid: true,
     cli: ['--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '2', '--ramp-up-end-rps', '2'],
-    dsl: { load: load.rampUp({ startRps: 2, endRps: 2 }) },
+    dsl: { dataset: datasets.random(), load: load.rampUp({ startRps: 2, endRps: 2 }) },
   },
   // Request content, metrics and client options.
   {
@@ -470,6 +484,7 @@ export const WORKLOADS: readonly Workload[] = [
       'round-robin',
     ],
     dsl: {
+      dataset: datasets.random(),
       endpoint: endpoint({
         backend: 'openai-chat',
         model: 'm',
@@ -532,13 +547,13 @@ export const WORKLOADS: readonly Workload[] = [
     name: 'percentile 0',
     valid: true,
     cli: ['--metric-percentiles', '0,50'],
-    dsl: { percentiles: [0, 50] },
+    dsl: { dataset: datasets.random(), percentiles: [0, 50] },
   },
   {
     name: 'a goodput TTFT of 0 ms',
     valid: true,
     cli: ['--goodput', 'ttft:0'],
-    dsl: { goodput: { ttft: 0 } },
+    dsl: { dataset: datasets.random(), goodput: { ttft: 0 } },
   },
   {
     name: 'a custom_image path that is not .jsonl',

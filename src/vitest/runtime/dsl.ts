@@ -3,8 +3,8 @@ import { type TestContext, test } from 'vitest'
 import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import type { ServeBenchOptions } from '../../config/dsl-options.ts'
-import { benchConfigFromDsl, configFingerprint } from '../../config/from-dsl.ts'
-import { EndpointError } from '../../errors.ts'
+import { configFingerprint, resolveDsl } from '../../config/from-dsl.ts'
+import { EndpointError, isUserError } from '../../errors.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
   checkFailureRatio,
@@ -65,12 +65,14 @@ export const serveBench: ServeBench = Object.assign(define(test), {
 function define(api: TestLike): ServeBenchFn {
   return (name, options, assertions) => {
     const settings = workerSettings()
-    const config = benchConfigFromDsl(options, {
+    const { config, reword } = resolveDsl(options, {
       name,
       ...(settings.baseUrl !== undefined ? { defaultBaseUrl: settings.baseUrl } : {}),
       simulator: settings.simulator,
       simulatorTokenizer: settings.simulatorTokenizer,
       env: process.env,
+      ...(settings.root !== undefined ? { root: settings.root } : {}),
+      ...(settings.endpointDefaults !== undefined ? { endpointDefaults: settings.endpointDefaults } : {}),
     })
     const fingerprint = configFingerprint(config)
     const collected: ServeBenchMeta = {
@@ -86,7 +88,13 @@ function define(api: TestLike): ServeBenchFn {
     api(name, testOptions, async ({ task, signal }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
-      const measured = runBenchmark(config, { signal, httpClient: clientFor(config) })
+      const measured = runBenchmark(config, { signal, httpClient: clientFor(config) }).catch(
+        (error: unknown) => {
+          // A dataset file or model lookup that fails names its flag; a suite names the DSL field.
+          if (isUserError(error) && error instanceof Error) error.message = reword(error.message)
+          throw error
+        },
+      )
       // A cancelled run (Ctrl+C in watch mode, --bail) settles the task at once, before the
       // benchmark has drained; the runner waits for these and sends the late result.
       const onAbort = (): void => {
