@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import type { ConfigIssue } from '../errors.ts'
 import type { RandomMmBucket } from './bench-config.ts'
+import { DATASET_FIELDS } from './dataset-registry.ts'
 import {
-  DATASET_FIELDS,
   ENDPOINT_FIELDS,
   type FieldSpec,
   LOAD_FIELDS,

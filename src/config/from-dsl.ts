@@ -5,8 +5,9 @@
  */
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BenchConfig } from './bench-config.ts'
+import { DATASET_REGISTRY } from './dataset-registry.ts'
 import { dslToFlags } from './dsl-door.ts'
-import { DATASET_FIELDS, DEFAULT_DSL_PATHS } from './dsl-fields.ts'
+import { DEFAULT_DSL_PATHS } from './dsl-fields.ts'
 import type { DslContext, ServeBenchOptions } from './dsl-options.ts'
 import { resolveServeFlags } from './resolve.ts'
 
@@ -77,8 +78,8 @@ export function dslNamer(
 
 function builderOf(datasetName: string): string | undefined {
   const canonical = datasetName.replaceAll('-', '_')
-  for (const [kind, spec] of Object.entries(DATASET_FIELDS)) {
-    if (kind === 'multi-turn') continue
+  for (const spec of DATASET_REGISTRY) {
+    if (spec.kind === 'multi-turn') continue
     if (spec.datasetName === datasetName || spec.datasetName === canonical) return spec.builder
   }
   return undefined

@@ -25,31 +25,11 @@ import { HUB_DATASET_RESOLVERS } from './hub-datasets-flags.ts'
 import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
 import type { Reader } from './resolve.ts'
 
-/** `--dataset-name` values servebench implements. */
-export const DATASET_NAMES = [
-  'random',
-  'random-mm',
-  'custom',
-  'custom_image',
-  'custom_audio',
-  'sonnet',
-  'prefix_repetition',
-  'prefix-repetition',
-  'burstgpt',
-  'speed_bench',
-  'speed-bench',
-  'spec_bench',
-  'timed_trace',
-  'timed-trace',
-  'random-rerank',
-  'sharegpt',
-  'hf',
-] as const
-
-export type DatasetName = (typeof DATASET_NAMES)[number]
+/** The `--dataset-name` values that have a resolver (the registry's names; a test checks both agree). */
+export type DatasetName = keyof typeof RESOLVERS
 
 /** One resolver per `--dataset-name`: reads its own flags, reports its own issues. */
-const RESOLVERS: { readonly [K in DatasetName]: DatasetFlagResolver } = {
+const RESOLVERS = {
   random: resolveRandom,
   'random-mm': resolveRandomMm,
   'random-rerank': resolveRandomRerank,
@@ -57,7 +37,10 @@ const RESOLVERS: { readonly [K in DatasetName]: DatasetFlagResolver } = {
   custom_image: resolveCustomImageFlags,
   ...LOCAL_DATASET_RESOLVERS,
   ...HUB_DATASET_RESOLVERS,
-}
+} as const satisfies Record<string, DatasetFlagResolver>
+
+/** The `--dataset-name` values with a resolver. */
+export const RESOLVED_DATASET_NAMES: readonly string[] = Object.keys(RESOLVERS)
 
 export function resolveDatasetFlags(
   name: DatasetName,

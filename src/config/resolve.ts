@@ -8,6 +8,7 @@ import type {
   SamplingParams,
 } from './bench-config.ts'
 import { PERCENTILE_METRICS } from './bench-config.ts'
+import { DATASET_NAMES } from './dataset-registry.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
@@ -15,7 +16,7 @@ import {
   forcesIgnoreEos,
   POOLING_BACKENDS,
 } from './defaults.ts'
-import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
+import { type DatasetName, resolveDatasetFlags } from './resolve-dataset.ts'
 import { resolveModelFlags } from './resolve-model-flags.ts'
 import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
@@ -81,7 +82,7 @@ export function resolveServeFlags(
   if (chatTemplateKwargs !== undefined) config.tokenizer.chatTemplateKwargs = chatTemplateKwargs
 
   // Dataset
-  const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'
+  const datasetName = (read.choice('--dataset-name', DATASET_NAMES) ?? 'random') as DatasetName
   const dataset = resolveDatasetFlags(datasetName, read, { backend, tokenizer: config.tokenizer, issues })
   if (dataset) config.dataset = dataset
   config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts

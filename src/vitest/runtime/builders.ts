@@ -1,3 +1,4 @@
+import { DATASET_REGISTRY } from '../../config/dataset-registry.ts'
 import type {
   BurstGptDatasetOptions,
   BurstGptDatasetSpec,
@@ -83,23 +84,10 @@ export const datasets: {
   sharegpt(options?: ShareGptDatasetOptions): ShareGptDatasetSpec
   /** A Hugging Face dataset by id, or a local copy (`--dataset-name hf`). */
   hf(options: HfDatasetOptions): HfDatasetSpec
-} = {
-  random: (options = {}) => ({ ...options, kind: 'random' }),
-  randomMm: (options = {}) => ({ ...options, kind: 'random-mm' }),
-  randomRerank: (options = {}) => ({ ...options, kind: 'random-rerank' }),
-  multiTurn: (options = {}) => ({ ...options, kind: 'multi-turn' }),
-  custom: (options) => ({ ...options, kind: 'custom' }),
-  customAudio: (options) => ({ ...options, kind: 'custom_audio' }),
-  customImage: (options) => ({ ...options, kind: 'custom_image' }),
-  sonnet: (options = {}) => ({ ...options, kind: 'sonnet' }),
-  prefixRepetition: (options = {}) => ({ ...options, kind: 'prefix_repetition' }),
-  burstgpt: (options) => ({ ...options, kind: 'burstgpt' }),
-  speedBench: (options) => ({ ...options, kind: 'speed_bench' }),
-  specBench: (options) => ({ ...options, kind: 'spec_bench' }),
-  timedTrace: (options) => ({ ...options, kind: 'timed_trace' }),
-  sharegpt: (options = {}) => ({ ...options, kind: 'sharegpt' }),
-  hf: (options) => ({ ...options, kind: 'hf' }),
-}
+} = Object.fromEntries(
+  // One builder per registry entry: a plain object tagged with the dataset's kind.
+  DATASET_REGISTRY.map((entry) => [entry.builder, (options = {}) => ({ ...options, kind: entry.kind })]),
+) as unknown as typeof datasets
 
 /** Arrival processes (`--request-rate`, `--burstiness`, `--max-concurrency`, `--ramp-up-*`, `--self-timed`). */
 export const load: {
