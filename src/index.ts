@@ -11,7 +11,6 @@ export type {
   PercentileMetric,
   SamplingParams,
 } from './config/bench-config.ts'
-export { type ResolveServeBenchContext, resolveServeBench } from './config/dry-run.ts'
 export type {
   BurstGptDatasetOptions,
   CustomDatasetOptions,
@@ -34,7 +33,6 @@ export type {
   RandomDatasetSpec,
   ServeBenchOptions,
 } from './config/dsl-options.ts'
-export { benchConfigFromDsl, configFingerprint } from './config/from-dsl.ts'
 export { didYouMean, unknownKeyIssues } from './config/unknown-keys.ts'
 export {
   BaselineError,
@@ -45,6 +43,8 @@ export {
   type ServebenchErrorCode,
   TokenizerError,
 } from './errors.ts'
+export { type ResolveServeBenchContext, resolveServeBench } from './options/dry-run.ts'
+export { benchConfigFromDsl, configFingerprint } from './options/from-dsl.ts'
 export type { PoolingBenchResult } from './report/pooling-result.ts'
 export type { BenchResult } from './report/result-types.ts'
 export { type RunHooks, type RunOutcome, runBenchmark } from './runner/run-benchmark.ts'

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest'
-import { resolveServeBench } from '../src/config/dry-run.ts'
+import { resolveServeBench } from '../src/options/dry-run.ts'
 import { datasets, endpoint, load } from '../src/vitest/runtime/builders.ts'
 import { runCli, test } from './helpers.ts'
 import { startHttpServer } from './server-helpers.ts'

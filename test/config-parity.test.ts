@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { parseArgs } from '../src/cli/parse-args.ts'
-import { dryRunJson, resolveServeBench } from '../src/config/dry-run.ts'
-import { dslToFlags } from '../src/config/dsl-door.ts'
-import { dslNamer } from '../src/config/from-dsl.ts'
-import { resolveServeFlags } from '../src/config/resolve.ts'
 import { ConfigError, type ConfigIssue } from '../src/errors.ts'
+import { dryRunJson, resolveServeBench } from '../src/options/dry-run.ts'
+import { dslToFlags } from '../src/options/dsl-door.ts'
+import { dslNamer } from '../src/options/from-dsl.ts'
+import { resolveServeFlags } from '../src/options/serve-flags.ts'
 import { WORKLOADS, type Workload } from './parity/workloads.ts'
 
 // The proof that the two doors are one: every workload of the corpus, sent through

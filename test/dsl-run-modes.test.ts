@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
-import { benchConfigFromDsl } from '../src/config/from-dsl.ts'
 import { ConfigError } from '../src/errors.ts'
+import { benchConfigFromDsl } from '../src/options/from-dsl.ts'
 import { resultForFile } from '../src/report/result-json.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'

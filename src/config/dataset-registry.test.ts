@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { findFlag } from '../cli/flags.ts'
+import { RESOLVED_DATASET_NAMES } from '../datasets/resolvers.ts'
 import { datasets } from '../vitest/runtime/builders.ts'
 import { DATASET_NAMES, DATASET_REGISTRY, renderDatasetTable } from './dataset-registry.ts'
-import { RESOLVED_DATASET_NAMES } from './resolve-dataset.ts'
 
 describe('the dataset registry', () => {
   it('gives each entry a DSL builder that tags its kind', () => {

@@ -8,6 +8,7 @@ import type {
   SamplingParams,
 } from './bench-config.ts'
 import { PERCENTILE_METRICS } from './bench-config.ts'
+import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
 import { DATASET_NAMES } from './dataset-registry.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
@@ -16,7 +17,6 @@ import {
   forcesIgnoreEos,
   POOLING_BACKENDS,
 } from './defaults.ts'
-import { type DatasetName, resolveDatasetFlags } from './resolve-dataset.ts'
 import { resolveModelFlags } from './resolve-model-flags.ts'
 import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
@@ -29,12 +29,18 @@ export type FlagStatusLookup = (name: string) => 'supported' | 'accepted' | 'pla
 const BACKENDS = Object.keys(DEFAULT_ENDPOINT_PATHS) as readonly BackendName[]
 const GOODPUT_KEYS = ['ttft', 'tpot', 'e2el'] as const
 
+/** The resolver of each `--dataset-name`, given by the layer above (`datasets/resolvers.ts`). */
+export type DatasetResolverLookup = (name: string) => DatasetFlagResolver
+
 /**
  * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
- * each naming its flag and what would be valid.
+ * each naming its flag and what would be valid. The datasets' own flags are read by the resolver
+ * `datasetResolver` returns for `--dataset-name` (config/ knows no dataset module);
+ * `options/serve-flags.ts` binds the registry's.
  */
-export function resolveServeFlags(
+export function resolveFlags(
   flags: FlagValues,
+  datasetResolver: DatasetResolverLookup,
   env: Readonly<Record<string, string | undefined>> = process.env,
   statusOf: FlagStatusLookup = () => 'supported',
 ): BenchConfig {
@@ -82,8 +88,8 @@ export function resolveServeFlags(
   if (chatTemplateKwargs !== undefined) config.tokenizer.chatTemplateKwargs = chatTemplateKwargs
 
   // Dataset
-  const datasetName = (read.choice('--dataset-name', DATASET_NAMES) ?? 'random') as DatasetName
-  const dataset = resolveDatasetFlags(datasetName, read, { backend, tokenizer: config.tokenizer, issues })
+  const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'
+  const dataset = datasetResolver(datasetName)(read, { backend, tokenizer: config.tokenizer, issues })
   if (dataset) config.dataset = dataset
   config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts
   config.seed = read.int('--seed', 0) ?? config.seed

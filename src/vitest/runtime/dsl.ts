@@ -3,8 +3,8 @@ import { type TestContext, test } from 'vitest'
 import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import type { ServeBenchOptions } from '../../config/dsl-options.ts'
-import { configFingerprint, resolveDsl } from '../../config/from-dsl.ts'
 import { EndpointError, isUserError } from '../../errors.ts'
+import { configFingerprint, resolveDsl } from '../../options/from-dsl.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
   checkFailureRatio,

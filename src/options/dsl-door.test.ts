@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import type { ServeBenchOptions } from '../config/dsl-options.ts'
+import { didYouMean } from '../config/unknown-keys.ts'
 import { ConfigError } from '../errors.ts'
 import { datasets, endpoint, load } from '../vitest/runtime/builders.ts'
-import type { ServeBenchOptions } from './dsl-options.ts'
 import { benchConfigFromDsl, configFingerprint } from './from-dsl.ts'
-import { didYouMean } from './unknown-keys.ts'
 
 const ctx = { name: 'typo', defaultBaseUrl: 'http://127.0.0.1:9', simulator: true }
 

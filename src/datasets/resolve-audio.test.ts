@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { findFlag } from '../cli/flags.ts'
 import { parseArgs } from '../cli/parse-args.ts'
 import type { ConfigError } from '../errors.ts'
-import { benchConfigFromDsl } from './from-dsl.ts'
-import { resolveServeFlags } from './resolve.ts'
+import { benchConfigFromDsl } from '../options/from-dsl.ts'
+import { resolveServeFlags } from '../options/serve-flags.ts'
 
 const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 

@@ -6,9 +6,8 @@
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import type { ConfigIssue } from '../errors.ts'
-import type { RandomMmBucket } from './bench-config.ts'
-import { DATASET_FIELDS } from './dataset-registry.ts'
+import type { RandomMmBucket } from '../config/bench-config.ts'
+import { DATASET_FIELDS } from '../config/dataset-registry.ts'
 import {
   ENDPOINT_FIELDS,
   type FieldSpec,
@@ -17,10 +16,11 @@ import {
   REQUIRED_LOAD_FIELDS,
   SAMPLING_FIELDS,
   TOP_FIELDS,
-} from './dsl-fields.ts'
-import { type DslContext, type ServeBenchOptions, SUITE_DEFAULT_DATASET } from './dsl-options.ts'
-import type { FlagValues } from './resolve.ts'
-import { unknownKeyIssues } from './unknown-keys.ts'
+} from '../config/dsl-fields.ts'
+import { type DslContext, type ServeBenchOptions, SUITE_DEFAULT_DATASET } from '../config/dsl-options.ts'
+import type { FlagValues } from '../config/resolve.ts'
+import { unknownKeyIssues } from '../config/unknown-keys.ts'
+import type { ConfigIssue } from '../errors.ts'
 
 /** What the DSL door hands to the resolver. */
 export interface DslFlags {

@@ -2,12 +2,17 @@
  * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
  * them by name.
  */
-import { BFCL_ID } from '../datasets/hf-bfcl.ts'
+
+import type { HfDatasetConfig, ShareGptDatasetConfig } from '../config/bench-config.ts'
+import {
+  type DatasetFlagContext,
+  type DatasetFlagResolver,
+  needsTokenizer,
+} from '../config/dataset-flag-checks.ts'
+import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { readAsrFlags } from './audio-datasets-config.ts'
-import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
-import { type DatasetFlagContext, type DatasetFlagResolver, needsTokenizer } from './dataset-flag-checks.ts'
-import type { Reader } from './resolve.ts'
+import { BFCL_ID } from './hf-bfcl.ts'
+import { readAsrFlags } from './resolve-audio.ts'
 
 /** Why these datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */
 const TO_COUNT = 'it needs a tokenizer to count prompt tokens'

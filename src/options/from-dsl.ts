@@ -3,15 +3,16 @@
  * the DSL door (`dsl-door.ts`) turns the options into flag values, `resolveServeFlags` validates
  * them, and every issue is named back in DSL words (`serveBench('x').load.maxConcurrency`).
  */
-import { ConfigError, type ConfigIssue } from '../errors.ts'
-import type { BenchConfig } from './bench-config.ts'
-import { DATASET_REGISTRY } from './dataset-registry.ts'
-import { dslToFlags } from './dsl-door.ts'
-import { DEFAULT_DSL_PATHS } from './dsl-fields.ts'
-import type { DslContext, ServeBenchOptions } from './dsl-options.ts'
-import { resolveServeFlags } from './resolve.ts'
 
-export { configFingerprint } from './fingerprint.ts'
+import type { BenchConfig } from '../config/bench-config.ts'
+import { DATASET_REGISTRY } from '../config/dataset-registry.ts'
+import { DEFAULT_DSL_PATHS } from '../config/dsl-fields.ts'
+import type { DslContext, ServeBenchOptions } from '../config/dsl-options.ts'
+import { ConfigError, type ConfigIssue } from '../errors.ts'
+import { dslToFlags } from './dsl-door.ts'
+import { resolveServeFlags } from './serve-flags.ts'
+
+export { configFingerprint } from '../config/fingerprint.ts'
 
 /**
  * Turns DSL options into a validated {@link BenchConfig}. Throws one {@link ConfigError} that lists

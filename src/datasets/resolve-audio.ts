@@ -4,12 +4,18 @@
  * range (`--asr-min-audio-len-sec`, `--asr-max-audio-len-sec`; `datasets.hf({ asrMinAudioLenS })`).
  * `resolve-dataset.ts`, `hub-datasets-flags.ts`, `hub-datasets-dsl.ts` and `from-dsl.ts` call them.
  */
-import { isAsrDataset } from '../datasets/hf-audio-families.ts'
+
+import type { BackendName, CustomAudioDatasetConfig } from '../config/bench-config.ts'
+import {
+  type DatasetFlagContext,
+  needsTokenizer,
+  requireJsonl,
+  requirePath,
+} from '../config/dataset-flag-checks.ts'
+import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
-import type { BackendName, CustomAudioDatasetConfig } from './bench-config.ts'
-import { type DatasetFlagContext, needsTokenizer, requireJsonl, requirePath } from './dataset-flag-checks.ts'
-import { DEFAULT_LOCAL_DATASETS } from './local-datasets-flags.ts'
-import type { Reader } from './resolve.ts'
+import { isAsrDataset } from './hf-audio-families.ts'
+import { DEFAULT_LOCAL_DATASETS } from './resolve-local.ts'
 
 /** The backend that sends a dataset's audio: Python's transcription request. */
 const AUDIO_BACKEND: BackendName = 'openai-audio'

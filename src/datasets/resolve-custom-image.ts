@@ -2,10 +2,10 @@
  * `custom_image` from its flags (`--dataset-name custom_image`; `datasets.customImage()` through
  * the DSL door). `resolve-dataset.ts` registers the resolver.
  */
-import type { BackendName, CustomImageDatasetConfig } from './bench-config.ts'
-import { type DatasetFlagContext, requireJsonl, requirePath } from './dataset-flag-checks.ts'
-import { DEFAULT_LOCAL_DATASETS } from './local-datasets-flags.ts'
-import type { Reader } from './resolve.ts'
+import type { BackendName, CustomImageDatasetConfig } from '../config/bench-config.ts'
+import { type DatasetFlagContext, requireJsonl, requirePath } from '../config/dataset-flag-checks.ts'
+import type { Reader } from '../config/resolve.ts'
+import { DEFAULT_LOCAL_DATASETS } from './resolve-local.ts'
 
 const NEEDS_CHAT = (backend: BackendName): string =>
   `custom_image needs --backend openai-chat (it sends images in chat messages); got --backend ${backend}`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { ServeBenchOptions } from '../config/dsl-options.ts'
 import type { ConfigError } from '../errors.ts'
 import { datasets, load } from '../vitest/runtime/builders.ts'
-import type { ServeBenchOptions } from './dsl-options.ts'
 import { benchConfigFromDsl, configFingerprint } from './from-dsl.ts'
 
 // load.trace(), the failure thresholds and the client options of serveBench.

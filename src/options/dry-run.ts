@@ -3,9 +3,9 @@
  * `resolveServeBench(options)`. Both doors resolve through the same resolver, so the same
  * workload prints the same JSON (a suite's `label` defaults to the benchmark's name).
  */
-import type { BenchConfig } from './bench-config.ts'
-import type { DslContext, ServeBenchOptions } from './dsl-options.ts'
-import { configFingerprint } from './fingerprint.ts'
+import type { BenchConfig } from '../config/bench-config.ts'
+import type { DslContext, ServeBenchOptions } from '../config/dsl-options.ts'
+import { configFingerprint } from '../config/fingerprint.ts'
 import { benchConfigFromDsl } from './from-dsl.ts'
 
 /** The base URL of `servebench serve` without `--base-url`, `--host` or `--port`. */

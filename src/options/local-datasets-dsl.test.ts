@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { ServeBenchOptions } from '../config/dsl-options.ts'
 import type { ConfigError } from '../errors.ts'
 import { datasets, load } from '../vitest/runtime/builders.ts'
-import type { ServeBenchOptions } from './dsl-options.ts'
 import { benchConfigFromDsl } from './from-dsl.ts'
 
 const ctx = { name: 'local', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }

@@ -1,54 +1,36 @@
+/**
+ * Resolvers of the synthetic datasets: random, random-mm and random-rerank.
+ * `resolvers.ts` registers them by name.
+ */
+import type {
+  BackendName,
+  DatasetConfig,
+  RandomDatasetConfig,
+  RandomRerankDatasetConfig,
+} from '../config/bench-config.ts'
+import {
+  type DatasetFlagContext,
+  type DatasetFlagResolver,
+  needsTokenizer,
+  rejectPath,
+} from '../config/dataset-flag-checks.ts'
+import { defaultBenchConfig, POOLING_BACKENDS } from '../config/defaults.ts'
+import type { Reader } from '../config/resolve.ts'
+import type { ConfigIssue } from '../errors.ts'
 import {
   DEFAULT_MM_BUCKET_CONFIG,
   DEFAULT_MM_LIMIT,
   parseBucketConfig,
   parseMmLimit,
   parseRangeRatio,
-} from '../datasets/index.ts'
-import type { ConfigIssue } from '../errors.ts'
-import { resolveCustomAudioFlags } from './audio-datasets-config.ts'
-import type {
-  BackendName,
-  DatasetConfig,
-  RandomDatasetConfig,
-  RandomRerankDatasetConfig,
-} from './bench-config.ts'
-import { resolveCustomImageFlags } from './custom-image-config.ts'
-import {
-  type DatasetFlagContext,
-  type DatasetFlagResolver,
-  needsTokenizer,
-  rejectPath,
-} from './dataset-flag-checks.ts'
-import { defaultBenchConfig, POOLING_BACKENDS } from './defaults.ts'
-import { HUB_DATASET_RESOLVERS } from './hub-datasets-flags.ts'
-import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
-import type { Reader } from './resolve.ts'
+} from './index.ts'
 
-/** The `--dataset-name` values that have a resolver (the registry's names; a test checks both agree). */
-export type DatasetName = keyof typeof RESOLVERS
-
-/** One resolver per `--dataset-name`: reads its own flags, reports its own issues. */
-const RESOLVERS = {
+/** `--dataset-name` → resolver. */
+export const SYNTHETIC_DATASET_RESOLVERS = {
   random: resolveRandom,
   'random-mm': resolveRandomMm,
   'random-rerank': resolveRandomRerank,
-  custom_audio: resolveCustomAudioFlags,
-  custom_image: resolveCustomImageFlags,
-  ...LOCAL_DATASET_RESOLVERS,
-  ...HUB_DATASET_RESOLVERS,
 } as const satisfies Record<string, DatasetFlagResolver>
-
-/** The `--dataset-name` values with a resolver. */
-export const RESOLVED_DATASET_NAMES: readonly string[] = Object.keys(RESOLVERS)
-
-export function resolveDatasetFlags(
-  name: DatasetName,
-  read: Reader,
-  context: DatasetFlagContext,
-): DatasetConfig {
-  return RESOLVERS[name](read, context)
-}
 
 function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig {
   const { backend, issues } = context
