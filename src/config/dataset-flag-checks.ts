@@ -1,6 +1,6 @@
 /**
  * What every `--dataset-name` flag resolver gets, and the flag checks several datasets share.
- * `resolve-dataset.ts`, `local-datasets-flags.ts` and `hub-datasets-flags.ts` hold the resolvers.
+ * `datasets/resolve-*.ts` hold the resolvers; `datasets/resolvers.ts` registers them.
  */
 import type { ConfigIssue } from '../errors.ts'
 import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'

@@ -1,8 +1,7 @@
 /**
- * The audio datasets from their flags or their DSL options: `custom_audio`
- * (`--dataset-name custom_audio`, `datasets.customAudio()`) and the ASR families' audio-length
- * range (`--asr-min-audio-len-sec`, `--asr-max-audio-len-sec`; `datasets.hf({ asrMinAudioLenS })`).
- * `resolve-dataset.ts`, `hub-datasets-flags.ts`, `hub-datasets-dsl.ts` and `from-dsl.ts` call them.
+ * The audio datasets' resolvers: `custom_audio` (`--dataset-name custom_audio`, or
+ * `datasets.customAudio()` through the DSL door) and the ASR families' audio-length range
+ * (`--asr-min-audio-len-sec`, `--asr-max-audio-len-sec`). `resolvers.ts` and `resolve-hub.ts` call them.
  */
 
 import type { BackendName, CustomAudioDatasetConfig } from '../config/bench-config.ts'

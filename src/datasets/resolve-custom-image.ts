@@ -1,6 +1,6 @@
 /**
  * `custom_image` from its flags (`--dataset-name custom_image`; `datasets.customImage()` through
- * the DSL door). `resolve-dataset.ts` registers the resolver.
+ * the DSL door). `resolvers.ts` registers the resolver.
  */
 import type { BackendName, CustomImageDatasetConfig } from '../config/bench-config.ts'
 import { type DatasetFlagContext, requireJsonl, requirePath } from '../config/dataset-flag-checks.ts'

@@ -1,5 +1,5 @@
 /**
- * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
+ * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolvers.ts` registers
  * them by name.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Flag resolvers of the local-file and synthetic datasets: custom, sonnet, prefix_repetition,
- * burstgpt, speed_bench, spec_bench, timed_trace. `resolve-dataset.ts` registers them by name.
+ * burstgpt, speed_bench, spec_bench, timed_trace. `resolvers.ts` registers them by name.
  */
 
 import type {
