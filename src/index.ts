@@ -11,21 +11,6 @@ export type {
   PercentileMetric,
   SamplingParams,
 } from './config/bench-config.ts'
-export {
-  benchConfigFromDsl,
-  type ClosedLoadOptions,
-  type ConstantLoadOptions,
-  configFingerprint,
-  type DatasetSpec,
-  type EndpointOptions,
-  type EndpointSpec,
-  type LoadSpec,
-  type PoissonLoadOptions,
-  type RampUpLoadOptions,
-  type RandomDatasetOptions,
-  type RandomDatasetSpec,
-  type ServeBenchOptions,
-} from './config/from-dsl.ts'
 export type {
   BurstGptDatasetOptions,
   CustomDatasetOptions,
@@ -34,7 +19,21 @@ export type {
   SpecBenchDatasetOptions,
   SpeedBenchDatasetOptions,
   TimedTraceDatasetOptions,
-} from './config/local-datasets-dsl.ts'
+} from './config/dsl-datasets.ts'
+export type {
+  ClosedLoadOptions,
+  ConstantLoadOptions,
+  DatasetSpec,
+  EndpointOptions,
+  EndpointSpec,
+  LoadSpec,
+  PoissonLoadOptions,
+  RampUpLoadOptions,
+  RandomDatasetOptions,
+  RandomDatasetSpec,
+  ServeBenchOptions,
+} from './config/dsl-options.ts'
+export { didYouMean, unknownKeyIssues } from './config/unknown-keys.ts'
 export {
   BaselineError,
   ConfigError,
@@ -44,6 +43,8 @@ export {
   type ServebenchErrorCode,
   TokenizerError,
 } from './errors.ts'
+export { type ResolveServeBenchContext, resolveServeBench } from './options/dry-run.ts'
+export { benchConfigFromDsl, configFingerprint } from './options/from-dsl.ts'
 export type { PoolingBenchResult } from './report/pooling-result.ts'
 export type { BenchResult } from './report/result-types.ts'
 export { type RunHooks, type RunOutcome, runBenchmark } from './runner/run-benchmark.ts'

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { benchConfigFromDsl } from '../src/config/from-dsl.ts'
 import { ConfigError } from '../src/errors.ts'
+import { benchConfigFromDsl } from '../src/options/from-dsl.ts'
 import { resultForFile } from '../src/report/result-json.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
@@ -157,9 +157,9 @@ describe('the DSL: datasets.multiTurn({ source })', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError)
       expect((error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)).toEqual([
-        "serveBench('bad').dataset.maxTurns must be 0 (no cap) or at least 2 with a sharegpt or hf source (got 1)",
-        "serveBench('bad').dataset.prefixGlobalRatio needs synthetic conversations; a sharegpt or hf source carries its own text",
-        "serveBench('bad').dataset.source.outputLen must be an integer of at least 1 (got 0)",
+        "serveBench('bad').dataset.source.outputLen must be at least 1 (got 0)",
+        "serveBench('bad').dataset.maxTurns must be 0 (no cap) or at least 2 for ShareGPT and hf conversations (got 1)",
+        "serveBench('bad').dataset.prefixGlobalRatio needs datasets.multiTurn() without a source; sharegpt conversations carry their own text (got datasets.sharegpt())",
       ])
     }
   })

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { benchConfigFromDsl } from '../src/config/from-dsl.ts'
+import { benchConfigFromDsl } from '../src/options/from-dsl.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { datasets, load } from '../src/vitest/runtime/builders.ts'
 import { ROOT, test } from './helpers.ts'

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
-import { benchConfigFromDsl } from '../src/config/from-dsl.ts'
 import { ConfigError } from '../src/errors.ts'
+import { benchConfigFromDsl } from '../src/options/from-dsl.ts'
 import { resultForFile } from '../src/report/result-json.ts'
 import { validateModeFile } from '../src/report/schema/modes.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
@@ -43,8 +43,8 @@ describe('the DSL reaches the run modes', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError)
       expect((error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)).toEqual([
-        "serveBench('bad').dataset datasets.multiTurn() needs endpoint({ backend: 'openai-chat' }) (got 'openai')",
-        "serveBench('bad').dataset.minTurns must be <= the most turns (got 5 > 2)",
+        "serveBench('bad').dataset needs endpoint({ backend: 'openai-chat' }) (got openai): turns carry the chat history",
+        "serveBench('bad').dataset.minTurns must be <= the maximum number of turns (got min 5 > max 2)",
       ])
     }
   })

@@ -38,6 +38,16 @@ const RULES: Rule[] = [
     why: 'the engine never imports a face',
   },
   {
+    from: /^config\//,
+    forbidden: /^(datasets|options|runner|backends|tokenizer|schedule|metrics|report|sim|cli|vitest)\//,
+    why: 'config/ is the base layer: it imports nothing but errors.ts (and no dataset module)',
+  },
+  {
+    from: /^(runner|backends|datasets|tokenizer|schedule|metrics|report|config)\//,
+    forbidden: /^options\//,
+    why: 'the engine takes a BenchConfig; reading the CLI and DSL options sits above it',
+  },
+  {
     from: /^(index\.ts$|vitest\/runtime\/|vitest\/shared\/)/,
     forbidden: /^vitest\/node\//,
     why: 'worker-side code never imports main-process code',

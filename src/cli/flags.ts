@@ -1,3 +1,5 @@
+import { DATASET_NAMES } from '../config/dataset-registry.ts'
+
 /**
  * The flag table of `servebench serve`: one row per long flag, in Python spelling. The parser,
  * `--help`, `docs/cli.md` and the parity test all read this table.
@@ -137,25 +139,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   // Dataset
   s('--dataset-name', 'string', 'Dataset', 'Dataset to sample requests from.', {
     default: 'random',
-    choices: [
-      'random',
-      'random-mm',
-      'random-rerank',
-      'custom',
-      'custom_audio',
-      'custom_image',
-      'sonnet',
-      'prefix_repetition',
-      'prefix-repetition',
-      'burstgpt',
-      'speed_bench',
-      'speed-bench',
-      'spec_bench',
-      'timed_trace',
-      'timed-trace',
-      'sharegpt',
-      'hf',
-    ],
+    choices: DATASET_NAMES,
   }),
   s('--dataset-path', 'string', 'Dataset', 'Path or id of the dataset (not used by random).'),
   s('--num-prompts', 'int', 'Dataset', 'Number of requests to send.', { default: '1000' }),
@@ -695,6 +679,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),
   s('--metadata', 'list', 'Output', 'KEY=VALUE pairs written as top-level keys of the result.'),
   s('--disable-tqdm', 'boolean', 'Output', 'No progress bar.'),
+  s(
+    '--dry-run',
+    'boolean',
+    'Output',
+    'Print the resolved configuration as JSON and send nothing (the same JSON as resolveServeBench() for a suite).',
+    { parity: 'rust' },
+  ),
   s('--compare', 'list', 'Output', 'Compare two saved results A B (JSON or JSONL) instead of running.', {
     parity: 'rust',
   }),

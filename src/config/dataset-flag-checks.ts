@@ -1,6 +1,6 @@
 /**
  * What every `--dataset-name` flag resolver gets, and the flag checks several datasets share.
- * `resolve-dataset.ts`, `local-datasets-flags.ts` and `hub-datasets-flags.ts` hold the resolvers.
+ * `datasets/resolve-*.ts` hold the resolvers; `datasets/resolvers.ts` registers them.
  */
 import type { ConfigIssue } from '../errors.ts'
 import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'
@@ -33,7 +33,7 @@ export function needsTokenizer(
 /** `--dataset-path` is required; `what` says what it names. Returns `''` when it is missing. */
 export function requirePath(read: Reader, name: string, what: string, issues: ConfigIssue[]): string {
   const path = read.string('--dataset-path')
-  if (path === undefined)
+  if (path === undefined || path === '')
     issues.push({ path: '--dataset-path', message: `is required with --dataset-name ${name} (${what})` })
   return path ?? ''
 }
@@ -45,4 +45,13 @@ export function rejectPath(read: Reader, name: string, issues: ConfigIssue[]): v
       path: '--dataset-path',
       message: `cannot be used with --dataset-name ${name} (it generates its prompts)`,
     })
+}
+
+/**
+ * Python's custom datasets read only JSONL ("Only JSONL format is supported"): a path that does
+ * not end in `.jsonl` is an issue. An empty path was already reported as missing.
+ */
+export function requireJsonl(path: string, issues: ConfigIssue[]): void {
+  if (path !== '' && !path.endsWith('.jsonl'))
+    issues.push({ path: '--dataset-path', message: `must be a .jsonl file (got ${JSON.stringify(path)})` })
 }

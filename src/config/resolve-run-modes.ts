@@ -1,6 +1,7 @@
 import type { ConfigIssue } from '../errors.ts'
 import type { BenchConfig, MultiTurnConfig, SweepConfig } from './bench-config.ts'
-import { parsePercentiles, type Reader } from './resolve.ts'
+import { parsePercentiles } from './flag-parsers.ts'
+import type { Reader } from './resolve.ts'
 
 /** Rust's default `--profile-duration`, seconds. */
 export const DEFAULT_PROFILE_DURATION_S = 5

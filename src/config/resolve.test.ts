@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { findFlag } from '../cli/flags.ts'
 import { parseArgs } from '../cli/parse-args.ts'
-import { resolveServeFlags } from './resolve.ts'
+import { resolveServeFlags } from '../options/serve-flags.ts'
 
 const resolve = (argv: string[], env: Record<string, string> = {}) =>
   resolveServeFlags(parseArgs(argv), env, (name) => findFlag(name)?.status)

@@ -1,13 +1,8 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
-import type {
-  BackendName,
-  BenchConfig,
-  GoodputConfig,
-  PercentileMetric,
-  RampUpConfig,
-  SamplingParams,
-} from './bench-config.ts'
-import { CLIENT_CHECK_MODES, PERCENTILE_METRICS } from './bench-config.ts'
+import type { BackendName, BenchConfig, RampUpConfig, SamplingParams } from './bench-config.ts'
+import { CLIENT_CHECK_MODES } from './bench-config.ts'
+import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
+import { DATASET_NAMES } from './dataset-registry.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
@@ -15,7 +10,14 @@ import {
   forcesIgnoreEos,
   POOLING_BACKENDS,
 } from './defaults.ts'
-import { DATASET_NAMES, resolveDatasetFlags } from './resolve-dataset.ts'
+import {
+  parseGoodput,
+  parseItlThresholds,
+  parseJsonObject,
+  parsePercentileMetrics,
+  parsePercentiles,
+  parseRatio,
+} from './flag-parsers.ts'
 import { resolveModelFlags } from './resolve-model-flags.ts'
 import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
@@ -26,14 +28,19 @@ export type FlagValues = ReadonlyMap<string, string | string[] | true>
 export type FlagStatusLookup = (name: string) => 'supported' | 'accepted' | 'planned' | undefined
 
 const BACKENDS = Object.keys(DEFAULT_ENDPOINT_PATHS) as readonly BackendName[]
-const GOODPUT_KEYS = ['ttft', 'tpot', 'e2el'] as const
+
+/** The resolver of each `--dataset-name`, given by the layer above (`datasets/resolvers.ts`). */
+export type DatasetResolverLookup = (name: string) => DatasetFlagResolver
 
 /**
  * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
- * each naming its flag and what would be valid.
+ * each naming its flag and what would be valid. The datasets' own flags are read by the resolver
+ * `datasetResolver` returns for `--dataset-name` (config/ knows no dataset module);
+ * `options/serve-flags.ts` binds the registry's.
  */
-export function resolveServeFlags(
+export function resolveFlags(
   flags: FlagValues,
+  datasetResolver: DatasetResolverLookup,
   env: Readonly<Record<string, string | undefined>> = process.env,
   statusOf: FlagStatusLookup = () => 'supported',
 ): BenchConfig {
@@ -82,7 +89,7 @@ export function resolveServeFlags(
 
   // Dataset
   const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'
-  const dataset = resolveDatasetFlags(datasetName, read, { backend, tokenizer: config.tokenizer, issues })
+  const dataset = datasetResolver(datasetName)(read, { backend, tokenizer: config.tokenizer, issues })
   if (dataset) config.dataset = dataset
   config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts
   config.seed = read.int('--seed', 0) ?? config.seed
@@ -99,7 +106,10 @@ export function resolveServeFlags(
   config.readyCheckTimeoutS = read.int('--ready-check-timeout-sec', 0) ?? 0
 
   // Request content.
-  config.request.ignoreEos = read.bool('--ignore-eos') || forcesIgnoreEos(config.dataset.kind, backend)
+  // `'false'` comes only from the DSL's `ignoreEos: false`, which turns off the forced value.
+  config.request.ignoreEos =
+    read.bool('--ignore-eos') ||
+    (flags.get('--ignore-eos') !== 'false' && forcesIgnoreEos(config.dataset.kind, backend))
   const logprobs = read.int('--logprobs', 0)
   if (logprobs !== undefined) config.request.logprobs = logprobs
   config.request.sampling = resolveSampling(read)
@@ -239,88 +249,6 @@ function checkSamplingForBackend(
         'is not supported by --backend openai-responses (the Responses API has no min_p); remove it, or send it with --extra-body if your server accepts it',
     })
   }
-}
-
-export function parsePercentileMetrics(value: string): PercentileMetric[] {
-  const names = value
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean)
-  const bad = names.filter((name) => !(PERCENTILE_METRICS as readonly string[]).includes(name))
-  if (bad.length > 0 || names.length === 0) {
-    throw new Error(
-      `has unknown metric ${bad.map((b) => `"${b}"`).join(', ') || '(empty)'}; valid: ${PERCENTILE_METRICS.join(', ')}`,
-    )
-  }
-  return names as PercentileMetric[]
-}
-
-export function parsePercentiles(value: string): number[] {
-  return value.split(',').map((part) => {
-    const p = Number(part.trim())
-    if (part.trim() === '' || !Number.isFinite(p) || p < 0 || p > 100) {
-      throw new Error(`must be comma-separated numbers in [0, 100] (got "${part.trim()}")`)
-    }
-    return p
-  })
-}
-
-/** `--goodput ttft:100 tpot:50`: milliseconds, keys ttft, tpot, e2el. */
-export function parseGoodput(values: string[] | string): GoodputConfig {
-  const goodput: GoodputConfig = {}
-  for (const pair of Array.isArray(values) ? values : [values]) {
-    const [key, raw, ...rest] = pair.split(':')
-    const ms = Number(raw)
-    if (!key || raw === undefined || rest.length > 0 || raw.trim() === '' || !Number.isFinite(ms)) {
-      throw new Error(`must be KEY:VALUE pairs such as ttft:100 (got "${pair}")`)
-    }
-    if (!(GOODPUT_KEYS as readonly string[]).includes(key)) {
-      throw new Error(`has unknown key "${key}"; valid: ${GOODPUT_KEYS.join(', ')}`)
-    }
-    if (ms < 0) throw new Error(`value for ${key} must be >= 0 ms (got ${ms})`)
-    goodput[key as (typeof GOODPUT_KEYS)[number]] = ms
-  }
-  return goodput
-}
-
-/** A fraction of requests in [0, 1]. */
-/** `--timeline-itl-thresholds 25,50`: two ascending ITL thresholds in ms. */
-export function parseItlThresholds(value: string): [number, number] {
-  const parts = value.split(',').map((p) => p.trim())
-  const ms = parts.map(Number)
-  const [low, high] = ms
-  if (
-    parts.length !== 2 ||
-    parts.some((p) => p === '') ||
-    !ms.every((v) => Number.isFinite(v) && v > 0) ||
-    !(low! < high!)
-  ) {
-    throw new Error(
-      `must be two ascending numbers of ms separated by a comma, such as 25,50 (got "${value}")`,
-    )
-  }
-  return [low!, high!]
-}
-
-function parseRatio(value: string): number {
-  const ratio = Number(value)
-  if (value.trim() === '' || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
-    throw new Error(`must be a fraction between 0 and 1, such as 0.05 (got "${value}")`)
-  }
-  return ratio
-}
-
-function parseJsonObject(value: string): Record<string, unknown> {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(value)
-  } catch (error) {
-    throw new Error(`must be a JSON object (${(error as Error).message})`)
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error(`must be a JSON object such as '{"temperature": 0}' (got ${value})`)
-  }
-  return parsed as Record<string, unknown>
 }
 
 function normaliseBaseUrl(value: string, issues: ConfigIssue[]): string {

@@ -38,9 +38,9 @@ describe('resolveVerdictOptions', () => {
     })()
     expect(error).toBeInstanceOf(ConfigError)
     expect(error.issues.map((i) => `${i.path} ${i.message}`)).toEqual([
-      "serveBench('gate').verdicts.retryInvalids is not an option; did you mean 'retryInvalid'? (valid: confidence, budget, inconclusive, abortOnFail, retryInvalid, baselineRuns, clientCheck)",
+      "serveBench('gate').verdicts.retryInvalids is not an option of verdicts; did you mean 'retryInvalid'? (valid: confidence, budget, inconclusive, abortOnFail, retryInvalid, baselineRuns, clientCheck)",
       "serveBench('gate').verdicts.confidence must be in [0.5, 1), e.g. 0.95 (got 1)",
-      "serveBench('gate').verdicts.budget.second is not an option; did you mean 'seconds'? (valid: rounds, requests, seconds)",
+      "serveBench('gate').verdicts.budget.second is not an option of verdicts.budget; did you mean 'seconds'? (valid: rounds, requests, seconds)",
       "serveBench('gate').verdicts.budget.rounds must be an integer ≥ 1 (got 0)",
       "serveBench('gate').verdicts.inconclusive must be 'point', 'fail' or 'warn' (got 'maybe')",
       "serveBench('gate').verdicts.baselineRuns must be an integer from 1 to 20 (got 0)",

@@ -1,5 +1,6 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import { CLIENT_CHECK_MODES, type ClientCheckMode } from './bench-config.ts'
+import { unknownKeyIssues } from './unknown-keys.ts'
 
 /**
  * How a benchmark's checks are decided: the extension budget, what an undecided check does, and
@@ -94,7 +95,7 @@ export function resolveVerdictOptions(options: unknown, where: string): Resolved
   }
   const issues: ConfigIssue[] = []
   const o = options as Record<string, unknown>
-  unknownKeys(o, KEYS, at(''), issues)
+  issues.push(...unknownKeyIssues(o, KEYS, (key) => at(`.${key}`), 'verdicts'))
   const out: ResolvedVerdictOptions = {
     ...DEFAULT_VERDICT_OPTIONS,
     budget: { ...DEFAULT_VERDICT_OPTIONS.budget },
@@ -118,7 +119,7 @@ export function resolveVerdictOptions(options: unknown, where: string): Resolved
       })
     } else {
       const b = o.budget as Record<string, unknown>
-      unknownKeys(b, BUDGET_KEYS, at('.budget'), issues)
+      issues.push(...unknownKeyIssues(b, BUDGET_KEYS, (key) => at(`.budget.${key}`), 'verdicts.budget'))
       for (const key of BUDGET_KEYS as Array<keyof VerdictBudget>) {
         const v = b[key]
         if (v === undefined) continue
@@ -172,33 +173,6 @@ export function resolveVerdictOptions(options: unknown, where: string): Resolved
   }
   if (issues.length > 0) throw new ConfigError(issues)
   return out
-}
-
-function unknownKeys(
-  o: Record<string, unknown>,
-  known: readonly string[],
-  path: string,
-  issues: ConfigIssue[],
-): void {
-  for (const key of Object.keys(o)) {
-    if (known.includes(key)) continue
-    const near = known.find((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= 2)
-    issues.push({
-      path: `${path}.${key}`,
-      message: `is not an option${near ? `; did you mean '${near}'?` : ''} (valid: ${known.join(', ')})`,
-    })
-  }
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]!
 }
 
 function describe(v: unknown): string {

@@ -48,6 +48,7 @@ export async function runMultiTurn(
   const { served, requestModel } = await resolveServedModel(endpoint)
   const tokenizer = await loadTokenizer({
     id: config.tokenizer.id ?? served.id,
+    named: config.tokenizer.id !== undefined,
     baseUrl: endpoint.baseUrl,
     model: requestModel,
     headers: endpointHeaders(endpoint),

@@ -95,6 +95,7 @@ async function runMeasured(
   const tokenizer = tokenizerId
     ? await loadTokenizer({
         id: tokenizerId,
+        named: config.tokenizer.id !== undefined,
         baseUrl: endpoint.baseUrl,
         model: requestModel,
         headers: endpointHeaders(endpoint),

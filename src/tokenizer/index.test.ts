@@ -48,3 +48,26 @@ describe('loadTokenizer', () => {
     warn.mockRestore()
   })
 })
+
+describe('loadTokenizer with a named tokenizer', () => {
+  it('does not fall back to /tokenize for a misspelt name, and says what it tried', async () => {
+    let asked = 0
+    const server = createServer((_req, res) => {
+      asked++
+      res.end('{"tokens":[1],"count":1,"max_model_len":8}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const error = await loadTokenizer({ id: 'cl100k_bse', baseUrl, named: true }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'SERVEBENCH_TOKENIZER' })
+      const message = (error as Error).message
+      expect(message).toContain('Cannot load a tokenizer for "cl100k_bse"')
+      expect(message).toMatch(/- tiktoken: not a built-in encoding \(.*cl100k_base/)
+      expect(message).toContain('- server: not tried for a named tokenizer (pass --tokenizer server')
+      expect(asked).toBe(0)
+    } finally {
+      server.close()
+    }
+  })
+})

@@ -43,7 +43,16 @@ export interface LoadTokenizerOptions {
   mode?: string
   /** `--trust-remote-code`: accepted, unused. */
   trustRemoteCode?: boolean
+  /**
+   * True when `id` was named by the user (`--tokenizer`, `endpoint({ tokenizer })`): a name that
+   * loads from nowhere is then an error, not a silent fall-back to the server's `/tokenize`
+   * (ask for that with {@link SERVER_TOKENIZER}). @default false (the id is the model's)
+   */
+  named?: boolean
 }
+
+/** The tokenizer name that asks for the server's `/tokenize` and `/detokenize` explicitly. */
+export const SERVER_TOKENIZER = 'server'
 
 const loaded = new Map<string, Promise<Tokenizer>>()
 let warnedMode = false
@@ -78,6 +87,7 @@ export function clearTokenizerCache(): void {
 async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
   const { id } = options
   const failures: string[] = []
+  if (options.named === true && id === SERVER_TOKENIZER) return serverStage(options, failures, true)
 
   if (isTiktokenEncoding(id)) return loadTiktoken(id)
   failures.push(`tiktoken: not a built-in encoding (${TIKTOKEN_ENCODINGS.join(', ')})`)
@@ -118,11 +128,26 @@ async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
     else return downloaded
   }
 
+  if (options.named === true) {
+    failures.push(
+      `server: not tried for a named tokenizer (pass --tokenizer ${SERVER_TOKENIZER} to use /tokenize)`,
+    )
+    throw chainError(id, failures)
+  }
+  return serverStage(options, failures, false)
+}
+
+// The last stage: the server's /tokenize and /detokenize.
+async function serverStage(
+  options: LoadTokenizerOptions,
+  failures: string[],
+  only: boolean,
+): Promise<Tokenizer> {
   if (options.baseUrl === undefined) failures.push('server: no base URL to send /tokenize to')
   else {
     try {
       return await loadServerTokenizer({
-        id,
+        id: only && options.model !== undefined ? options.model : options.id,
         baseUrl: options.baseUrl,
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.headers !== undefined ? { headers: options.headers } : {}),
@@ -131,8 +156,11 @@ async function runChain(options: LoadTokenizerOptions): Promise<Tokenizer> {
       failures.push(`server: ${messageOf(error)}`)
     }
   }
+  throw chainError(options.id, failures)
+}
 
-  throw new TokenizerError(
+function chainError(id: string, failures: string[]): TokenizerError {
+  return new TokenizerError(
     `Cannot load a tokenizer for "${id}":\n${failures.map((f) => `  - ${f}`).join('\n')}\n` +
       'Pass --tokenizer with a tiktoken encoding name, a path to tokenizer.json, or a folder that holds one.',
   )

@@ -1,7 +1,7 @@
 import { expect } from 'vitest'
 import { parseArgs } from '../../src/cli/parse-args.ts'
 import type { BenchConfig } from '../../src/config/bench-config.ts'
-import { resolveServeFlags } from '../../src/config/resolve.ts'
+import { resolveServeFlags } from '../../src/options/serve-flags.ts'
 import type { BenchResult } from '../../src/report/result-types.ts'
 import { writeResult } from '../../src/report/write.ts'
 import { type RunOutcome, runBenchmark } from '../../src/runner/run-benchmark.ts'

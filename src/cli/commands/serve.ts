@@ -1,7 +1,8 @@
 import type { BenchConfig } from '../../config/bench-config.ts'
-import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
+import { dryRunJson } from '../../options/dry-run.ts'
+import { resolveServeFlags } from '../../options/serve-flags.ts'
 import { formatClientHealthLine } from '../../report/client-keys.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
@@ -29,6 +30,10 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   const compare = flags.get('--compare')
   if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
   const config = resolveServeFlags(flags, process.env, (name) => findFlag(name)?.status)
+  if (flags.has('--dry-run')) {
+    process.stdout.write(`${JSON.stringify(dryRunJson(config), null, 2)}\n`)
+    return EXIT_CODES.ok
+  }
   printSetup(config)
 
   const controller = new AbortController()

@@ -4,7 +4,11 @@ import { isCI } from 'std-env'
 import type { Plugin } from 'vite'
 import type {} from 'vitest/config'
 import { version as vitestVersion } from 'vitest/node'
+import { ENDPOINT_FIELDS } from '../../config/dsl-fields.ts'
+import type { EndpointOptions } from '../../config/dsl-options.ts'
+import { unknownKeyIssues } from '../../config/unknown-keys.ts'
 import { resolveVerdictOptions, type VerdictOptions } from '../../config/verdict-options.ts'
+import { ConfigError } from '../../errors.ts'
 import type { SimOptions } from '../../sim/options.ts'
 import type { UpdateMode } from '../shared/meta.ts'
 import { EndpointProvider, servebenchPool } from './pool.ts'
@@ -18,6 +22,15 @@ import {
 export interface ServebenchPluginOptions {
   /** Base URL of the endpoint under test. @default process.env.SERVEBENCH_BASE_URL, else the embedded simulator */
   baseUrl?: string
+  /**
+   * Endpoint fields every suite starts from, as `endpoint({...})` takes them (`backend`, `model`,
+   * `headers`, …); a suite's own `endpoint({...})` fields win. @default {}
+   */
+  endpoint?: EndpointOptions
+  /** Model of every suite that names none: `endpoint.model`'s shorthand. @default the first model of `/v1/models` */
+  model?: string
+  /** Tokenizer of every suite that names none: `endpoint.tokenizer`'s shorthand. @default the model id (`cl100k_base` on the simulator) */
+  tokenizer?: string
   /** Folder of result files and summaries, relative to the Vitest root. @default 'servebench-results' */
   resultDir?: string
   /** Folder of `toMatchBaseline` baselines, relative to the Vitest root. @default '__baselines__' */
@@ -59,9 +72,11 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
   assertCompatibleVitestVersion(vitestVersion)
   assertTimelineOption(options.timeline)
   resolveVerdictOptions(options.verdicts, 'servebench({ verdicts })')
+  const endpointDefaults = suiteEndpointDefaults(options)
   const endpoints = new EndpointProvider({
     ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
     ...(options.simulator !== undefined ? { simulator: options.simulator } : {}),
+    ...(endpointDefaults !== undefined ? { endpointDefaults } : {}),
   })
   return {
     name: 'servebench',
@@ -140,6 +155,36 @@ export function assertTimelineOption(timeline: unknown): void {
     throw new TypeError(
       `servebench({ timeline }) must be true, false or { itlThresholdsMs: [low, high] } with 0 < low < high in ms, such as [25, 50] (got ${JSON.stringify(timeline)})`,
     )
+  }
+}
+
+/**
+ * The plugin's `endpoint`, `model` and `tokenizer` as one endpoint default; unknown endpoint keys
+ * are a `ConfigError` naming them, with a "did you mean".
+ */
+export function suiteEndpointDefaults(options: ServebenchPluginOptions): EndpointOptions | undefined {
+  const { endpoint, model, tokenizer } = options
+  if (endpoint === undefined && model === undefined && tokenizer === undefined) return undefined
+  if (
+    endpoint !== undefined &&
+    (endpoint === null || typeof endpoint !== 'object' || Array.isArray(endpoint))
+  ) {
+    throw new ConfigError([
+      { path: 'servebench({ endpoint })', message: 'must be an object of endpoint() options' },
+    ])
+  }
+  const { kind: _kind, ...fields } = (endpoint ?? {}) as EndpointOptions & { kind?: unknown }
+  const issues = unknownKeyIssues(
+    fields,
+    Object.keys(ENDPOINT_FIELDS).concat('apiKey'),
+    (key) => `servebench({ endpoint }).${key}`,
+    'endpoint()',
+  )
+  if (issues.length > 0) throw new ConfigError(issues)
+  return {
+    ...fields,
+    ...(model !== undefined ? { model } : {}),
+    ...(tokenizer !== undefined ? { tokenizer } : {}),
   }
 }
 

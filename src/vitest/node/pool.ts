@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert'
 import { Worker } from 'node:worker_threads'
 import type { PoolOptions, PoolRunnerInitializer, PoolWorker, WorkerRequest } from 'vitest/node'
+import type { EndpointOptions } from '../../config/dsl-options.ts'
 import type { SimOptions } from '../../sim/options.ts'
 import { type SimServer, startSimulator } from '../../sim/server.ts'
 import type { WorkerSettings } from '../shared/meta.ts'
@@ -16,20 +17,23 @@ export const POOL_NAME = 'servebench'
  */
 export class EndpointProvider {
   private sim?: Promise<SimServer>
-  private readonly options: { baseUrl?: string; simulator?: SimOptions; env?: NodeJS.ProcessEnv }
+  private readonly options: EndpointProviderOptions
 
-  constructor(options: { baseUrl?: string; simulator?: SimOptions; env?: NodeJS.ProcessEnv } = {}) {
+  constructor(options: EndpointProviderOptions = {}) {
     this.options = options
   }
 
   async settings(): Promise<WorkerSettings> {
     const tokenizer =
       typeof this.options.simulator?.tokenizer === 'string' ? this.options.simulator.tokenizer : 'cl100k_base'
-    const fixed = this.options.baseUrl ?? (this.options.env ?? process.env).SERVEBENCH_BASE_URL
-    if (fixed) return { baseUrl: fixed, simulator: false, simulatorTokenizer: tokenizer }
+    const defaults = this.options.endpointDefaults
+    const shared = defaults !== undefined ? { endpointDefaults: defaults } : {}
+    const fixed =
+      this.options.baseUrl ?? defaults?.baseUrl ?? (this.options.env ?? process.env).SERVEBENCH_BASE_URL
+    if (fixed) return { baseUrl: fixed, simulator: false, simulatorTokenizer: tokenizer, ...shared }
     this.sim ??= startSimulator({ ...this.options.simulator, host: '127.0.0.1', port: 0 })
     const server = await this.sim
-    return { baseUrl: server.url, simulator: true, simulatorTokenizer: tokenizer }
+    return { baseUrl: server.url, simulator: true, simulatorTokenizer: tokenizer, ...shared }
   }
 
   async close(): Promise<void> {
@@ -37,6 +41,15 @@ export class EndpointProvider {
     this.sim = undefined
     if (sim) await (await sim).close()
   }
+}
+
+/** What {@link EndpointProvider} is built from: the plugin's options. @experimental */
+export interface EndpointProviderOptions {
+  baseUrl?: string
+  simulator?: SimOptions
+  env?: NodeJS.ProcessEnv
+  /** Endpoint fields every suite starts from; passed to the worker. */
+  endpointDefaults?: EndpointOptions
 }
 
 /** The pool: one worker thread at a time, reused across files so HTTP pools stay warm. @experimental */
@@ -61,7 +74,8 @@ class ServebenchPoolWorker implements PoolWorker {
 
   async start(): Promise<void> {
     if (this.thread) return
-    const servebench = await this.endpoints.settings()
+    // Relative dataset paths resolve from the Vitest root, as result and baseline folders do.
+    const servebench = { ...(await this.endpoints.settings()), root: this.options.project.vitest.config.root }
     this.thread = new Worker(workerEntry(), {
       env: this.options.env as NodeJS.ProcessEnv,
       execArgv: this.options.execArgv,

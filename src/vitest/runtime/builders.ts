@@ -1,5 +1,34 @@
-import type { CustomAudioDatasetOptions, CustomAudioDatasetSpec } from '../../config/audio-datasets-config.ts'
-import type { CustomImageDatasetOptions, CustomImageDatasetSpec } from '../../config/custom-image-config.ts'
+import { DATASET_REGISTRY } from '../../config/dataset-registry.ts'
+import type {
+  BurstGptDatasetOptions,
+  BurstGptDatasetSpec,
+  CustomAudioDatasetOptions,
+  CustomAudioDatasetSpec,
+  CustomDatasetOptions,
+  CustomDatasetSpec,
+  CustomImageDatasetOptions,
+  CustomImageDatasetSpec,
+  HfDatasetOptions,
+  HfDatasetSpec,
+  MultiTurnDatasetOptions,
+  MultiTurnDatasetSpec,
+  PrefixRepetitionDatasetOptions,
+  PrefixRepetitionDatasetSpec,
+  RandomMmDatasetOptions,
+  RandomMmDatasetSpec,
+  RandomRerankDatasetOptions,
+  RandomRerankDatasetSpec,
+  ShareGptDatasetOptions,
+  ShareGptDatasetSpec,
+  SonnetDatasetOptions,
+  SonnetDatasetSpec,
+  SpecBenchDatasetOptions,
+  SpecBenchDatasetSpec,
+  SpeedBenchDatasetOptions,
+  SpeedBenchDatasetSpec,
+  TimedTraceDatasetOptions,
+  TimedTraceDatasetSpec,
+} from '../../config/dsl-datasets.ts'
 import type {
   ClosedLoadOptions,
   ConstantLoadOptions,
@@ -11,32 +40,7 @@ import type {
   RandomDatasetOptions,
   RandomDatasetSpec,
   TraceLoadOptions,
-} from '../../config/from-dsl.ts'
-import type {
-  HfDatasetOptions,
-  HfDatasetSpec,
-  ShareGptDatasetOptions,
-  ShareGptDatasetSpec,
-} from '../../config/hub-datasets-dsl.ts'
-import type {
-  BurstGptDatasetOptions,
-  BurstGptDatasetSpec,
-  CustomDatasetOptions,
-  CustomDatasetSpec,
-  PrefixRepetitionDatasetOptions,
-  PrefixRepetitionDatasetSpec,
-  SonnetDatasetOptions,
-  SonnetDatasetSpec,
-  SpecBenchDatasetOptions,
-  SpecBenchDatasetSpec,
-  SpeedBenchDatasetOptions,
-  SpeedBenchDatasetSpec,
-  TimedTraceDatasetOptions,
-  TimedTraceDatasetSpec,
-} from '../../config/local-datasets-dsl.ts'
-import type { MultiTurnDatasetOptions, MultiTurnDatasetSpec } from '../../config/multi-turn-dsl.ts'
-import type { RandomMmDatasetOptions, RandomMmDatasetSpec } from '../../config/random-mm-dsl.ts'
-import type { RandomRerankDatasetOptions, RandomRerankDatasetSpec } from '../../config/random-rerank-dsl.ts'
+} from '../../config/dsl-options.ts'
 
 /**
  * The DSL's value builders. They return plain tagged objects; `serveBench` validates them when the
@@ -80,23 +84,10 @@ export const datasets: {
   sharegpt(options?: ShareGptDatasetOptions): ShareGptDatasetSpec
   /** A Hugging Face dataset by id, or a local copy (`--dataset-name hf`). */
   hf(options: HfDatasetOptions): HfDatasetSpec
-} = {
-  random: (options = {}) => ({ ...options, kind: 'random' }),
-  randomMm: (options = {}) => ({ ...options, kind: 'random-mm' }),
-  randomRerank: (options = {}) => ({ ...options, kind: 'random-rerank' }),
-  multiTurn: (options = {}) => ({ ...options, kind: 'multi-turn' }),
-  custom: (options) => ({ ...options, kind: 'custom' }),
-  customAudio: (options) => ({ ...options, kind: 'custom_audio' }),
-  customImage: (options) => ({ ...options, kind: 'custom_image' }),
-  sonnet: (options = {}) => ({ ...options, kind: 'sonnet' }),
-  prefixRepetition: (options = {}) => ({ ...options, kind: 'prefix_repetition' }),
-  burstgpt: (options) => ({ ...options, kind: 'burstgpt' }),
-  speedBench: (options) => ({ ...options, kind: 'speed_bench' }),
-  specBench: (options) => ({ ...options, kind: 'spec_bench' }),
-  timedTrace: (options) => ({ ...options, kind: 'timed_trace' }),
-  sharegpt: (options = {}) => ({ ...options, kind: 'sharegpt' }),
-  hf: (options) => ({ ...options, kind: 'hf' }),
-}
+} = Object.fromEntries(
+  // One builder per registry entry: a plain object tagged with the dataset's kind.
+  DATASET_REGISTRY.map((entry) => [entry.builder, (options = {}) => ({ ...options, kind: entry.kind })]),
+) as unknown as typeof datasets
 
 /** Arrival processes (`--request-rate`, `--burstiness`, `--max-concurrency`, `--ramp-up-*`, `--self-timed`). */
 export const load: {

@@ -2,14 +2,11 @@ import { workerData } from 'node:worker_threads'
 import { inject, type TestContext, test } from 'vitest'
 import { HttpClient } from '../../backends/http.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
-import {
-  benchConfigFromDsl,
-  configFingerprint,
-  configWorkload,
-  type ServeBenchOptions,
-} from '../../config/from-dsl.ts'
+import type { ServeBenchOptions } from '../../config/dsl-options.ts'
+import { configWorkload } from '../../config/fingerprint.ts'
 import { mergeVerdictOptions, resolveVerdictOptions } from '../../config/verdict-options.ts'
-import { EndpointError } from '../../errors.ts'
+import { EndpointError, isUserError } from '../../errors.ts'
+import { configFingerprint, resolveDsl } from '../../options/from-dsl.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
   checkFailureRatio,
@@ -74,12 +71,14 @@ export const serveBench: ServeBench = Object.assign(define(test), {
 function define(api: TestLike): ServeBenchFn {
   return (name, options, assertions) => {
     const settings = workerSettings()
-    const config = benchConfigFromDsl(options, {
+    const { config, reword } = resolveDsl(options, {
       name,
       ...(settings.baseUrl !== undefined ? { defaultBaseUrl: settings.baseUrl } : {}),
       simulator: settings.simulator,
       simulatorTokenizer: settings.simulatorTokenizer,
       env: process.env,
+      ...(settings.root !== undefined ? { root: settings.root } : {}),
+      ...(settings.endpointDefaults !== undefined ? { endpointDefaults: settings.endpointDefaults } : {}),
     })
     const verdictOptions = resolveVerdictOptions(
       mergeVerdictOptions(inject('servebench:verdicts'), options.verdicts),
@@ -122,7 +121,13 @@ function define(api: TestLike): ServeBenchFn {
         ...(assertions ? { assertions } : {}),
         measure: async (roundConfig) => {
           const lagBefore = watchSimulator ? await readStepLag(config.endpoint.baseUrl) : undefined
-          pending = runBenchmark(roundConfig, { signal, httpClient: clientFor(roundConfig) })
+          pending = runBenchmark(roundConfig, { signal, httpClient: clientFor(roundConfig) }).catch(
+            (error: unknown) => {
+              // A dataset file or model lookup that fails names its flag; a suite names the DSL field.
+              if (isUserError(error) && error instanceof Error) error.message = reword(error.message)
+              throw error
+            },
+          )
           const outcome = await pending
           const lagAfter = lagBefore ? await readStepLag(config.endpoint.baseUrl) : undefined
           const lagMs = lagBefore && lagAfter ? meanStepLagMs(lagBefore, lagAfter) : undefined

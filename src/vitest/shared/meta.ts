@@ -2,8 +2,10 @@
  * Plain-data shapes that cross the pool's worker boundary (task meta, provided values), and the
  * one place where servebench augments Vitest's types.
  */
+
 import type {} from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
+import type { EndpointOptions } from '../../config/dsl-options.ts'
 import type { VerdictOptions } from '../../config/verdict-options.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
@@ -161,6 +163,10 @@ export interface WorkerSettings {
   simulator: boolean
   /** Tokenizer encoding of the embedded simulator. */
   simulatorTokenizer: string
+  /** The Vitest root: relative dataset paths of suites resolve from it. @default process.cwd() */
+  root?: string
+  /** The plugin's endpoint defaults (`servebench({ endpoint, model, tokenizer })`), plain JSON. */
+  endpointDefaults?: EndpointOptions
 }
 
 /** Snapshot-style update mode: Vitest's `snapshotOptions.updateSnapshot`. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { findFlag } from '../cli/flags.ts'
 import { parseArgs } from '../cli/parse-args.ts'
 import type { ConfigError } from '../errors.ts'
-import { benchConfigFromDsl } from './from-dsl.ts'
-import { resolveServeFlags } from './resolve.ts'
+import { benchConfigFromDsl } from '../options/from-dsl.ts'
+import { resolveServeFlags } from '../options/serve-flags.ts'
 
 const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 
@@ -159,9 +159,9 @@ describe('DSL', () => {
       issues = (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
     }
     expect(issues).toEqual([
-      "serveBench('asr').dataset.enableMultimodalChat must be true for datasets.customAudio() with endpoint({ backend: 'openai-chat' }) (it sends each audio file as an input_audio part)",
+      "serveBench('asr').dataset.enableMultimodalChat is required for custom_audio with endpoint({ backend: 'openai-chat' }) (it sends each audio file as an input_audio part)",
       `serveBench('asr').dataset.path must be a .jsonl file (got "a.json")`,
-      "serveBench('asr').dataset.outputLen must be -1 (each line's output_tokens) or an integer of at least 1 (got 0)",
+      "serveBench('asr').dataset.outputLen must be -1 (each line's output_tokens) or at least 1 (got 0)",
     ])
   })
 
@@ -196,7 +196,7 @@ describe('DSL', () => {
       "serveBench('asr').dataset.enableMultimodalChat sends the audio as a chat part, which openai-audio cannot send (drop it, or use endpoint({ backend: 'openai-chat' }))",
     ])
     expect(issues('openai')).toEqual([
-      "serveBench('asr').dataset datasets.customAudio() needs endpoint({ backend: 'openai-audio' }) (it sends audio files for transcription) or 'openai-chat' with enableMultimodalChat: true; got 'openai'",
+      "serveBench('asr').dataset custom_audio needs endpoint({ backend: 'openai-audio' }) (it sends each line's audio file for transcription) or openai-chat with dataset.enableMultimodalChat (an input_audio part); got endpoint({ backend: 'openai' })",
     ])
   })
 })

@@ -37,10 +37,10 @@ describe('hub dataset DSL', () => {
 
   it('names the bad field', () => {
     expect(() => benchConfigFromDsl({ dataset: datasets.sharegpt({ outputLen: 0 }) }, ctx)).toThrow(
-      "serveBench('hub').dataset.outputLen must be an integer of at least 1 (got 0)",
+      "serveBench('hub').dataset.outputLen must be at least 1 (got 0)",
     )
     expect(() => benchConfigFromDsl({ dataset: datasets.hf({ path: '' }) }, ctx)).toThrow(
-      "serveBench('hub').dataset.path must be a dataset id such as openai/gsm8k, or a local file or folder",
+      "serveBench('hub').dataset.path is required with datasets.hf(): a dataset id such as openai/gsm8k, or a local file or folder",
     )
   })
 })

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { findFlag } from '../cli/flags.ts'
 import { parseArgs } from '../cli/parse-args.ts'
 import type { ConfigError } from '../errors.ts'
+import { benchConfigFromDsl } from '../options/from-dsl.ts'
+import { resolveServeFlags } from '../options/serve-flags.ts'
 import { datasets, endpoint } from '../vitest/runtime/builders.ts'
-import { benchConfigFromDsl } from './from-dsl.ts'
-import { resolveServeFlags } from './resolve.ts'
 
 const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 const CHAT = ['--backend', 'openai-chat']
@@ -134,20 +134,31 @@ describe('datasets.customImage() and hf bfclCategories', () => {
       issues = (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
     }
     expect(issues).toEqual([
-      "serveBench('img').dataset datasets.customImage() needs endpoint({ backend: 'openai-chat' }) (it sends images in chat messages); got 'openai'",
+      "serveBench('img').dataset custom_image needs endpoint({ backend: 'openai-chat' }) (it sends images in chat messages); got endpoint({ backend: 'openai' })",
       'serveBench(\'img\').dataset.path must be a .jsonl file (got "i.json")',
-      "serveBench('img').dataset.outputLen must be an integer of at least 1 (got 0)",
+      "serveBench('img').dataset.outputLen must be at least 1 (got 0)",
     ])
   })
 
   it('datasets.hf() carries bfclCategories and checks them', () => {
     const config = benchConfigFromDsl(
-      { dataset: datasets.hf({ path: BFCL, bfclCategories: ['live_simple'] }) },
+      {
+        endpoint: endpoint({ backend: 'openai-chat' }),
+        dataset: datasets.hf({ path: BFCL, bfclCategories: ['live_simple'] }),
+      },
       ctx,
     )
     expect(config.dataset).toMatchObject({ kind: 'hf', path: BFCL, bfclCategories: ['live_simple'] })
     expect(() =>
-      benchConfigFromDsl({ dataset: datasets.hf({ path: BFCL, bfclCategories: [''] }) }, ctx),
-    ).toThrow("serveBench('img').dataset.bfclCategories must be a list of BFCL category names such as simple")
+      benchConfigFromDsl(
+        {
+          endpoint: endpoint({ backend: 'openai-chat' }),
+          dataset: datasets.hf({ path: BFCL, bfclCategories: [''] }),
+        },
+        ctx,
+      ),
+    ).toThrow(
+      "serveBench('img').dataset.bfclCategories must name at least one BFCL category, such as simple,live_simple",
+    )
   })
 })

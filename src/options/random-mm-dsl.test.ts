@@ -48,7 +48,7 @@ describe('datasets.randomMm()', () => {
     ).toThrow(
       [
         'Invalid configuration (4 issues):',
-        "  - serveBench('mm').endpoint.backend datasets.randomMm() needs backend 'openai-chat' (it sends images and videos in chat messages); got 'openai'",
+        "  - serveBench('mm').dataset random-mm needs endpoint({ backend: 'openai-chat' }) (it sends images and videos in chat messages); got endpoint({ backend: 'openai' })",
         "  - serveBench('mm').dataset.numMmItemsRangeRatio must be in [0, 1] (got 2)",
         `  - serveBench('mm').dataset.limitMmPerPrompt "image" must be an integer ≥ 0 (got -1)`,
         `  - serveBench('mm').dataset.buckets has a bad entry "(1,2): 1": each is (height, width, frames): weight, with integers and a weight ≥ 0`,
@@ -56,7 +56,7 @@ describe('datasets.randomMm()', () => {
     )
   })
 
-  it('takes video buckets as a list, and names a bad one by its index', () => {
+  it('takes video buckets as a list, and names a bad one by its entry', () => {
     const buckets = [
       { height: 8, width: 16, numFrames: 1, probability: 0.5 },
       { height: 8, width: 16, numFrames: 4, probability: 0.5 },
@@ -74,6 +74,8 @@ describe('datasets.randomMm()', () => {
         },
         ctx,
       ),
-    ).toThrow("serveBench('mm').dataset.buckets[1] frames must be an integer from 1 to 65535 (got 0)")
+    ).toThrow(
+      `serveBench('mm').dataset.buckets has a bad entry "(8, 16, 0): 0.5": frames must be an integer from 1 to 65535 (got 0)`,
+    )
   })
 })

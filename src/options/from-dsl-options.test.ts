@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import type { ServeBenchOptions } from '../config/dsl-options.ts'
 import type { ConfigError } from '../errors.ts'
 import { datasets, load } from '../vitest/runtime/builders.ts'
-import { benchConfigFromDsl, configFingerprint, type ServeBenchOptions } from './from-dsl.ts'
+import { benchConfigFromDsl, configFingerprint } from './from-dsl.ts'
 
 // load.trace(), the failure thresholds and the client options of serveBench.
 const ctx = { name: 'opts', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }
@@ -50,7 +51,7 @@ describe('load.trace()', () => {
       }),
     ).toEqual([
       "serveBench('opts').load.timeScale must be a finite number > 0 (got 0); 0.5 replays twice as fast",
-      "serveBench('opts').load.maxConcurrency must be an integer of at least 1 (got 0)",
+      "serveBench('opts').load.maxConcurrency must be at least 1 (got 0)",
     ])
   })
 })
@@ -75,10 +76,10 @@ describe('client and failure options', () => {
     expect(
       issuesOf({ readTimeoutS: 0, maxRetries: 1.5, maxFailureRatio: -0.1, failOnErrorRatio: 2 }),
     ).toEqual([
-      "serveBench('opts').readTimeoutS must be a positive number of s (got 0)",
-      "serveBench('opts').maxRetries must be an integer from 0 to 100 (got 1.5)",
-      "serveBench('opts').maxFailureRatio must be a fraction between 0 and 1, such as 0.05 (got -0.1)",
-      "serveBench('opts').failOnErrorRatio must be a fraction between 0 and 1, such as 0.05 (got 2)",
+      `serveBench('opts').readTimeoutS must be a number of seconds > 0 (got "0")`,
+      `serveBench('opts').maxRetries must be an integer (got "1.5")`,
+      `serveBench('opts').maxFailureRatio must be a fraction between 0 and 1, such as 0.05 (got "-0.1")`,
+      `serveBench('opts').failOnErrorRatio must be a fraction between 0 and 1, such as 0.05 (got "2")`,
     ])
   })
 })

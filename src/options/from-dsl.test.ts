@@ -75,9 +75,9 @@ describe('benchConfigFromDsl', () => {
     expect(error).toBeInstanceOf(ConfigError)
     expect((error as ConfigError).message).toMatchInlineSnapshot(`
       "Invalid configuration (3 issues):
-        - serveBench('chat > short').dataset.numPrompts must be an integer of at least 1 (got 0)
-        - serveBench('chat > short').load.rate must be a positive number of req/s (got -1)
-        - serveBench('chat > short').load.burstiness must be > 0 (got 0); 1 is Poisson"
+        - serveBench('chat > short').dataset.numPrompts must be at least 1 (got 0)
+        - serveBench('chat > short').load.rate must be > 0 or inf (got "-1")
+        - serveBench('chat > short').load.burstiness must be > 0 (1 is Poisson, inf is a constant rate) (got "0")"
     `)
   })
 

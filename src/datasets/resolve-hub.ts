@@ -1,13 +1,18 @@
 /**
- * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolve-dataset.ts` registers
+ * Flag resolvers of the Hugging Face datasets: sharegpt and hf. `resolvers.ts` registers
  * them by name.
  */
-import { BFCL_ID } from '../datasets/hf-bfcl.ts'
+
+import type { HfDatasetConfig, ShareGptDatasetConfig } from '../config/bench-config.ts'
+import {
+  type DatasetFlagContext,
+  type DatasetFlagResolver,
+  needsTokenizer,
+} from '../config/dataset-flag-checks.ts'
+import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { readAsrFlags } from './audio-datasets-config.ts'
-import type { HfDatasetConfig, ShareGptDatasetConfig } from './bench-config.ts'
-import { type DatasetFlagContext, type DatasetFlagResolver, needsTokenizer } from './dataset-flag-checks.ts'
-import type { Reader } from './resolve.ts'
+import { BFCL_ID } from './hf-bfcl.ts'
+import { readAsrFlags } from './resolve-audio.ts'
 
 /** Why these datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */
 const TO_COUNT = 'it needs a tokenizer to count prompt tokens'
@@ -36,7 +41,7 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   needsTokenizer('hf', context, TO_COUNT)
   const path = read.string('--dataset-path')
   const hfName = read.string('--hf-name')
-  if (path === undefined) {
+  if (path === undefined || path === '') {
     context.issues.push({
       path: '--dataset-path',
       message:
@@ -64,7 +69,14 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   const distance = readBlazeditDistance(read, context.issues)
   if (distance !== undefined) dataset.blazeditDistance = distance
   const categories = read.string('--bfcl-categories')
-  if (categories !== undefined) dataset.bfclCategories = parseBfclCategories(categories)
+  if (categories !== undefined) {
+    dataset.bfclCategories = parseBfclCategories(categories)
+    if (dataset.bfclCategories.length === 0)
+      context.issues.push({
+        path: '--bfcl-categories',
+        message: 'must name at least one BFCL category, such as simple,live_simple',
+      })
+  }
   if ((hfName ?? path) === BFCL_ID && context.backend !== 'openai-chat') {
     context.issues.push({
       path: '--backend',

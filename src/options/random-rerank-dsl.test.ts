@@ -47,8 +47,8 @@ describe('DSL: other backends and datasets.randomRerank()', () => {
         benchConfigFromDsl({ dataset: datasets.randomRerank({ noReranker: true, batchSize: 1 }) }, sim),
       ),
     ).toEqual([
-      "serveBench('rerank').dataset datasets.randomRerank() needs endpoint({ backend }) of vllm-rerank, openai-embeddings, vllm-pooling (got 'openai')",
-      "serveBench('rerank').dataset.batchSize must be at least 2 with noReranker: the query takes one input of each request (got 1)",
+      "serveBench('rerank').dataset random-rerank needs a pooling backend that takes a list of inputs (vllm-rerank, openai-embeddings, vllm-pooling); got endpoint({ backend: 'openai' })",
+      "serveBench('rerank').dataset.batchSize must be at least 2 with dataset.noReranker: the query takes one input of each request (got 1)",
     ])
   })
 })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import type { ServeBenchOptions } from '../config/dsl-options.ts'
 import type { ConfigError } from '../errors.ts'
 import { datasets, load } from '../vitest/runtime/builders.ts'
-import { benchConfigFromDsl, type ServeBenchOptions } from './from-dsl.ts'
+import { benchConfigFromDsl } from './from-dsl.ts'
 
 const ctx = { name: 'local', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }
 
@@ -56,17 +57,17 @@ describe('local datasets in the DSL', () => {
     expect(
       issuesOf({ dataset: datasets.prefixRepetition({ prefixLen: 0, suffixLen: 0, outputLen: 1.5 }) }),
     ).toEqual([
-      "serveBench('local').dataset.suffixLen and prefixLen are both 0; a prompt needs at least 1 token",
-      "serveBench('local').dataset.outputLen must be an integer of at least 1 (got 1.5)",
+      `serveBench('local').dataset.outputLen must be an integer (got "1.5")`,
+      "serveBench('local').dataset.suffixLen and dataset.prefixLen are both 0; a prompt needs at least 1 token",
     ])
     expect(issuesOf({ dataset: datasets.custom({ path: '', outputLen: 0 }) })).toEqual([
-      "serveBench('local').dataset.outputLen must be -1 (each line's output_tokens) or an integer of at least 1 (got 0)",
-      `serveBench('local').dataset.path must be a file path (got "")`,
+      "serveBench('local').dataset.path is required with datasets.custom() (a .jsonl file)",
+      "serveBench('local').dataset.outputLen must be -1 (each line's output_tokens) or at least 1 (got 0)",
     ])
     expect(
       issuesOf({ dataset: datasets.speedBench({ path: 'd', subset: 'huge' as 'qualitative' }) }),
     ).toEqual([
-      "serveBench('local').dataset.subset must be one of qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k (got 'huge')",
+      `serveBench('local').dataset.subset must be one of qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k (got "huge")`,
     ])
   })
 
@@ -74,7 +75,7 @@ describe('local datasets in the DSL', () => {
     expect(
       issuesOf({ dataset: datasets.timedTrace({ path: 't' }), load: load.poisson({ rate: 5 }) }),
     ).toEqual([
-      "serveBench('local').load has no effect under trace-driven timing (datasets.timedTrace() sends each request at its trace timestamp); use load.trace() (time scale, concurrency cap) or load.closed(), or set selfTimed: false",
+      "serveBench('local').load.rate has no effect under trace-driven timing (timed_trace sends each request at its trace timestamp); set dataset.selfTimed: false to use it",
     ])
     expect(() =>
       benchConfigFromDsl(
@@ -94,8 +95,8 @@ describe('local datasets in the DSL', () => {
         dataset: datasets.timedTrace({ path: 't', secMultiplier: 0 }),
       }),
     ).toEqual([
+      "serveBench('local').endpoint.backend must be a completions backend (vllm or openai) with datasets.timedTrace(): it sends token-id prompts (got openai-chat)",
       "serveBench('local').dataset.secMultiplier must be a finite number > 0 (got 0)",
-      "serveBench('local').endpoint.backend must be a completions backend (vllm or openai) with datasets.timedTrace(): it sends token-id prompts (got 'openai-chat')",
     ])
   })
 })

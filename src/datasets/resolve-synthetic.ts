@@ -1,66 +1,36 @@
+/**
+ * Resolvers of the synthetic datasets: random, random-mm and random-rerank.
+ * `resolvers.ts` registers them by name.
+ */
+import type {
+  BackendName,
+  DatasetConfig,
+  RandomDatasetConfig,
+  RandomRerankDatasetConfig,
+} from '../config/bench-config.ts'
+import {
+  type DatasetFlagContext,
+  type DatasetFlagResolver,
+  needsTokenizer,
+  rejectPath,
+} from '../config/dataset-flag-checks.ts'
+import { defaultBenchConfig, POOLING_BACKENDS } from '../config/defaults.ts'
+import type { Reader } from '../config/resolve.ts'
+import type { ConfigIssue } from '../errors.ts'
 import {
   DEFAULT_MM_BUCKET_CONFIG,
   DEFAULT_MM_LIMIT,
   parseBucketConfig,
   parseMmLimit,
   parseRangeRatio,
-} from '../datasets/index.ts'
-import type { ConfigIssue } from '../errors.ts'
-import { resolveCustomAudioFlags } from './audio-datasets-config.ts'
-import type { BackendName, DatasetConfig, RandomDatasetConfig } from './bench-config.ts'
-import { resolveCustomImageFlags } from './custom-image-config.ts'
-import {
-  type DatasetFlagContext,
-  type DatasetFlagResolver,
-  needsTokenizer,
-  rejectPath,
-} from './dataset-flag-checks.ts'
-import { defaultBenchConfig, POOLING_BACKENDS } from './defaults.ts'
-import { HUB_DATASET_RESOLVERS } from './hub-datasets-flags.ts'
-import { LOCAL_DATASET_RESOLVERS } from './local-datasets-flags.ts'
-import type { Reader } from './resolve.ts'
+} from './index.ts'
 
-/** `--dataset-name` values servebench implements. */
-export const DATASET_NAMES = [
-  'random',
-  'random-mm',
-  'custom',
-  'custom_image',
-  'custom_audio',
-  'sonnet',
-  'prefix_repetition',
-  'prefix-repetition',
-  'burstgpt',
-  'speed_bench',
-  'speed-bench',
-  'spec_bench',
-  'timed_trace',
-  'timed-trace',
-  'random-rerank',
-  'sharegpt',
-  'hf',
-] as const
-
-export type DatasetName = (typeof DATASET_NAMES)[number]
-
-/** One resolver per `--dataset-name`: reads its own flags, reports its own issues. */
-const RESOLVERS: { readonly [K in DatasetName]: DatasetFlagResolver } = {
+/** `--dataset-name` → resolver. */
+export const SYNTHETIC_DATASET_RESOLVERS = {
   random: resolveRandom,
   'random-mm': resolveRandomMm,
   'random-rerank': resolveRandomRerank,
-  custom_audio: resolveCustomAudioFlags,
-  custom_image: resolveCustomImageFlags,
-  ...LOCAL_DATASET_RESOLVERS,
-  ...HUB_DATASET_RESOLVERS,
-}
-
-export function resolveDatasetFlags(
-  name: DatasetName,
-  read: Reader,
-  context: DatasetFlagContext,
-): DatasetConfig {
-  return RESOLVERS[name](read, context)
-}
+} as const satisfies Record<string, DatasetFlagResolver>
 
 function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig {
   const { backend, issues } = context
@@ -99,7 +69,7 @@ function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConf
     kind: 'random-mm',
     ...randomLengths(read, defaultBenchConfig().dataset),
     baseItemsPerRequest: read.int('--random-mm-base-items-per-request', 0) ?? 1,
-    numMmItemsRangeRatio: read.number('--random-mm-num-mm-items-range-ratio') ?? 0,
+    numMmItemsRangeRatio: unitInterval(read, '--random-mm-num-mm-items-range-ratio', issues) ?? 0,
     limitMmPerPrompt: read.parsed('--random-mm-limit-mm-per-prompt', parseMmLimit) ?? { ...DEFAULT_MM_LIMIT },
     buckets:
       read.parsed('--random-mm-bucket-config', parseBucketConfig) ??
@@ -156,11 +126,28 @@ function resolveRandomRerank(read: Reader, context: DatasetFlagContext): Dataset
   rejectPath(read, 'random-rerank', issues)
   needsTokenizer('random-rerank', context)
   const random = defaultBenchConfig().dataset
-  return {
+  const config: RandomRerankDatasetConfig = {
     kind: 'random-rerank',
     inputLen: read.int('--input-len', 1) ?? read.int('--random-input-len', 1) ?? random.inputLen,
     rangeRatio: read.parsed('--random-range-ratio', parseRangeRatio) ?? random.rangeRatio,
     batchSize: read.int('--random-batch-size', 1) ?? 1,
     noReranker: read.bool('--no-reranker'),
   }
+  if (config.noReranker && config.batchSize < 2) {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be at least 2 with --no-reranker: the query takes one input of each request (got ${config.batchSize})`,
+    })
+  }
+  return config
+}
+
+/** Python's item-count spread r of random-mm is in [0, 1]. */
+function unitInterval(read: Reader, name: string, issues: ConfigIssue[]): number | undefined {
+  const value = read.number(name)
+  if (value !== undefined && !(value >= 0 && value <= 1)) {
+    issues.push({ path: name, message: `must be in [0, 1] (got ${value})` })
+    return undefined
+  }
+  return value
 }

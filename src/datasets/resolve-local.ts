@@ -1,10 +1,8 @@
 /**
  * Flag resolvers of the local-file and synthetic datasets: custom, sonnet, prefix_repetition,
- * burstgpt, speed_bench, spec_bench, timed_trace. `resolve-dataset.ts` registers them by name.
+ * burstgpt, speed_bench, spec_bench, timed_trace. `resolvers.ts` registers them by name.
  */
-import { SPEED_BENCH_SUBSETS } from '../datasets/speed-bench.ts'
-import { DEFAULT_TIMED_TRACE_LABELS, TIMED_TRACE_LABEL_FLAGS } from '../datasets/timed-trace.ts'
-import type { ConfigIssue } from '../errors.ts'
+
 import type {
   BackendName,
   BurstGptDatasetConfig,
@@ -15,15 +13,18 @@ import type {
   SpeedBenchDatasetConfig,
   TimedTraceDatasetConfig,
   TimedTraceLabels,
-} from './bench-config.ts'
+} from '../config/bench-config.ts'
 import {
   type DatasetFlagContext,
   type DatasetFlagResolver,
   needsTokenizer,
   rejectPath,
   requirePath,
-} from './dataset-flag-checks.ts'
-import type { Reader } from './resolve.ts'
+} from '../config/dataset-flag-checks.ts'
+import type { Reader } from '../config/resolve.ts'
+import type { ConfigIssue } from '../errors.ts'
+import { SPEED_BENCH_SUBSETS } from './speed-bench.ts'
+import { DEFAULT_TIMED_TRACE_LABELS, TIMED_TRACE_LABEL_FLAGS } from './timed-trace.ts'
 
 /** Upstream defaults of these datasets (Python V-ref parser; Rust `cli.rs`). */
 export const DEFAULT_LOCAL_DATASETS = {

@@ -1,0 +1,19 @@
+/**
+ * `servebench serve` flags → `BenchConfig` with every dataset's resolver: the config core
+ * (`config/resolve.ts`) bound to the dataset registry (`datasets/resolvers.ts`). Both doors call it.
+ */
+import type { BenchConfig } from '../config/bench-config.ts'
+import { type FlagStatusLookup, type FlagValues, resolveFlags } from '../config/resolve.ts'
+import { datasetResolver } from '../datasets/resolvers.ts'
+
+/**
+ * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
+ * each naming its flag and what would be valid.
+ */
+export function resolveServeFlags(
+  flags: FlagValues,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  statusOf: FlagStatusLookup = () => 'supported',
+): BenchConfig {
+  return resolveFlags(flags, datasetResolver, env, statusOf)
+}
