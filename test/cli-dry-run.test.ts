@@ -34,7 +34,8 @@ describe('servebench serve --dry-run', () => {
           '--label',
           'dry',
         ],
-        { env: { OPENAI_API_KEY: 'sk-secret' } },
+        // The CLI's own default, as a suite gets it (the helper would add --client-check warn).
+        { env: { OPENAI_API_KEY: 'sk-secret' }, defaultClientCheck: true },
       )
       expect(run.stderr).toBe('')
       expect(run.code).toBe(0)

@@ -14,7 +14,7 @@ import {
   describeFailureRatio,
 } from '../../runner/failure-ratio.ts'
 import { endpointHeaders } from '../../runner/model-info.ts'
-import { type RunOutcome, runBenchmark } from '../../runner/run-benchmark.ts'
+import { runBenchmark } from '../../runner/run-benchmark.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
 import { baselineReplicates, lateResults } from './late-results.ts'
 import { collectProvenance } from './provenance.ts'
@@ -106,14 +106,13 @@ function define(api: TestLike): ServeBenchFn {
     api(name, testOptions, async ({ task, signal }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
-      let pending: Promise<RunOutcome> | undefined
       // A cancelled run (Ctrl+C in watch mode, --bail) settles the task at once, before the
-      // benchmark has drained; the runner waits for these and sends the late result.
+      // benchmark has drained; the runner waits for the rounds and sends the late result.
       const onAbort = (): void => {
-        if (pending) lateResults().set(task, pending)
+        lateResults().set(task, judging)
       }
       signal.addEventListener('abort', onAbort, { once: true })
-      const judged = await runInRounds({
+      const judging = runInRounds({
         config: verdictOptions.clientCheck === 'off' ? { ...config, clientCheck: 'off' } : config,
         options: verdictOptions,
         task,
@@ -121,20 +120,21 @@ function define(api: TestLike): ServeBenchFn {
         ...(assertions ? { assertions } : {}),
         measure: async (roundConfig) => {
           const lagBefore = watchSimulator ? await readStepLag(config.endpoint.baseUrl) : undefined
-          pending = runBenchmark(roundConfig, { signal, httpClient: clientFor(roundConfig) }).catch(
-            (error: unknown) => {
-              // A dataset file or model lookup that fails names its flag; a suite names the DSL field.
-              if (isUserError(error) && error instanceof Error) error.message = reword(error.message)
-              throw error
-            },
-          )
-          const outcome = await pending
+          const outcome = await runBenchmark(roundConfig, {
+            signal,
+            httpClient: clientFor(roundConfig),
+          }).catch((error: unknown) => {
+            // A dataset file or model lookup that fails names its flag; a suite names the DSL field.
+            if (isUserError(error) && error instanceof Error) error.message = reword(error.message)
+            throw error
+          })
           const lagAfter = lagBefore ? await readStepLag(config.endpoint.baseUrl) : undefined
           const lagMs = lagBefore && lagAfter ? meanStepLagMs(lagBefore, lagAfter) : undefined
           if (lagMs !== undefined) noteStepLag(outcome.result, lagMs)
           return outcome
         },
       }).finally(() => signal.removeEventListener('abort', onAbort))
+      const judged = await judging
       const { outcome } = judged
       const result: ServeBenchResult =
         outcome.task === 'pooling' ? (outcome.result as unknown as PoolingBenchResult) : outcome.result

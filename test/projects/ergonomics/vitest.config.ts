@@ -13,6 +13,9 @@ export default defineConfig({
       endpoint: { backend: 'openai-chat', headers: { 'X-Suite': 'ergonomics' } },
       model: 'plugin-model',
       tokenizer: 'cl100k_base',
+      // These suites test other things on a busy test machine: a starved client is noted, not
+      // failed. A suite that tests the check itself sets clientCheck: 'fail'.
+      verdicts: { clientCheck: 'warn' },
     }),
   ],
 })
