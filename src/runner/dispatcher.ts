@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
 import type { RequestOutput } from '../config/records.ts'
+import { settleWithDrain } from './signals.ts'
 
 /** One scheduled request: when it arrives (seconds after the run start) and how to send it. */
 export interface DispatchItem<T> {
@@ -13,6 +14,8 @@ export interface DispatchOptions {
   /** Stops new sends; requests already in flight get `drainMs` to finish, then their signal aborts. */
   signal?: AbortSignal
   drainMs?: number
+  /** A second interrupt: abort the requests in flight without waiting out `drainMs`. */
+  forceSignal?: AbortSignal
   onRequestEnd?(done: number): void
 }
 
@@ -86,16 +89,16 @@ export async function dispatch<T>(
     )
   }
 
-  if (interrupted()) {
-    queue.clear()
-    const drained = Promise.all(pending).then(() => true)
-    const timer = sleep(options.drainMs ?? DEFAULT_DRAIN_MS, false, { ref: false })
-    if (!(await Promise.race([drained, timer]))) {
+  if (interrupted()) queue.clear()
+  await settleWithDrain(Promise.all(pending), {
+    signal: options.signal,
+    forceSignal: options.forceSignal,
+    drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
+    abortInFlight: () => {
       abortedInFlight = true
       for (const controller of inFlight) controller.abort(new Error('interrupted'))
-    }
-  }
-  await Promise.all(pending)
+    },
+  })
   return {
     results: results.filter((r): r is Dispatched => r !== undefined),
     startS,

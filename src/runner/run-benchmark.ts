@@ -17,17 +17,19 @@ import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders, resolveServedModel } from './model-info.ts'
+import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
 import { runMultiTurn } from './multi-turn.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { redactError, redactSecrets, secretsOf } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
-import { startRunExtras } from './run-extras.ts'
+import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
   signal?: AbortSignal
+  /** A second interrupt: abort the requests in flight now instead of after the drain time. */
+  forceSignal?: AbortSignal
   /** Reuse one client across runs to keep its connections warm; the run closes only a client it created. */
   httpClient?: HttpClient
   /** Called after each measured request; `total` is the number scheduled. */
@@ -79,31 +81,41 @@ async function runMeasured(
   if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
   if (config.multiTurn) return runMultiTurn(config, hooks)
   const endpoint = config.endpoint
-  const { served, requestModel } = await resolveServedModel(endpoint)
+  // Every phase before the timed run gives way to an interrupt, which then sends nothing more.
+  const stop = hooks.signal
+  const model = await untilAborted(resolveServedModel(endpoint), stop)
+  const { served, requestModel } = model === ABORTED ? unresolvedModel(endpoint) : model
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
-  const tokenizer = tokenizerId
-    ? await loadTokenizer({
-        id: tokenizerId,
-        baseUrl: endpoint.baseUrl,
-        model: requestModel,
-        headers: endpointHeaders(endpoint),
-        mode: config.tokenizer.mode,
-        trustRemoteCode: config.tokenizer.trustRemoteCode,
-      })
-    : undefined
+  const tokenizer = orUndefined(
+    tokenizerId && !stop?.aborted
+      ? await untilAborted(
+          loadTokenizer({
+            id: tokenizerId,
+            baseUrl: endpoint.baseUrl,
+            model: requestModel,
+            headers: endpointHeaders(endpoint),
+            mode: config.tokenizer.mode,
+            trustRemoteCode: config.tokenizer.trustRemoteCode,
+          }),
+          stop,
+        )
+      : undefined,
+  )
   // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
   const { chatTemplateKwargs } = config.tokenizer
-  const samples = fitMaxModelLen(
-    await generateRequests(config.dataset, {
-      ...(tokenizer ? { tokenizer } : {}),
-      numPrompts: config.numPrompts,
-      seed: config.seed,
-      backend: endpoint.backend,
-      ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
-    }),
-    config.maxModelLen,
-    log,
-  )
+  const generated = stop?.aborted
+    ? ABORTED
+    : await untilAborted(
+        generateRequests(config.dataset, {
+          ...(tokenizer ? { tokenizer } : {}),
+          numPrompts: config.numPrompts,
+          seed: config.seed,
+          backend: endpoint.backend,
+          ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
+        }),
+        stop,
+      )
+  const samples = generated === ABORTED ? [] : fitMaxModelLen(generated, config.maxModelLen, log)
   // One adapter per request, drawn before the run (Rust: after the warm-ups, from --seed).
   const loraModels = config.lora ? assignLoraModules(config.lora, samples.length, config.seed) : undefined
 
@@ -142,26 +154,34 @@ async function runMeasured(
   const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
   try {
     const first = samples[0]
-    if (!first) throw new Error('The dataset produced no requests. This is a bug in servebench.')
+    if (!first && !stop?.aborted)
+      throw new Error('The dataset produced no requests. This is a bug in servebench.')
     const prefix = config.request.requestIdPrefix
-    if (config.readyCheckTimeoutS > 0) {
+    if (!first || stop?.aborted) {
+      // Interrupted before the timed run: no ready check, no warm-ups; the run sends nothing.
+    } else if (config.readyCheckTimeoutS > 0) {
       log('Starting initial single prompt test run...')
       await waitForEndpoint(
         (signal) => backend.send(toRequest(first, `${prefix}ready`, signal), client),
         config.readyCheckTimeoutS,
         hooks.signal ? { signal: hooks.signal } : {},
-      )
+      ).catch((error: unknown) => {
+        if (!stop?.aborted) throw error
+      })
       log('Initial test run completed.')
     } else {
       log('Skipping endpoint ready check.')
     }
-    if (config.numWarmups > 0) {
+    if (first && !stop?.aborted && config.numWarmups > 0) {
       log(`Warming up with ${config.numWarmups} requests...`)
       await dispatch(
         Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
         (i, signal) => backend.send(toRequest(first, `${prefix}warmup-${i}`, signal), client),
         withSignal(
-          { ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}) },
+          {
+            ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+            ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
+          },
           hooks.signal,
         ),
       )
@@ -177,7 +197,7 @@ async function runMeasured(
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
     const offsetsS = traceOffsetsS(samples) ?? schedule.offsetsS
-    const extras = await startRunExtras({
+    const extras = await startExtrasUnlessStopped(stop, {
       config,
       isPooling: backend.task === 'pooling',
       log,
@@ -205,6 +225,7 @@ async function runMeasured(
         {
           ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
           onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, samples.length),
+          ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
         },
         hooks.signal,
       ),
@@ -219,7 +240,7 @@ async function runMeasured(
       })
     }
     const durationS = outcome.endS - outcome.startS
-    const extra = await extras.finish({
+    const extra = await finishExtras(stop, extras, {
       startS: outcome.startS,
       durationS,
       records,
@@ -267,6 +288,16 @@ async function runMeasured(
   } finally {
     if (!hooks.httpClient) await client.close()
   }
+}
+
+/** The model of a run interrupted before `/v1/models` answered: `--model`, else unknown. */
+function unresolvedModel(endpoint: BenchConfig['endpoint']): { served: ServedModel; requestModel: string } {
+  const name = endpoint.model ?? 'unknown'
+  return { served: { name, id: name }, requestModel: endpoint.servedModelName ?? name }
+}
+
+function orUndefined<T>(value: T | typeof ABORTED): T | undefined {
+  return value === ABORTED ? undefined : value
 }
 
 /** Rust `--max-model-len`: drops the requests that do not fit; none left is an error. */
