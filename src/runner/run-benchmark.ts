@@ -21,7 +21,7 @@ import { endpointHeaders, resolveServedModel, type ServedModel } from './model-i
 import { runMultiTurn } from './multi-turn.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
-import { redactError, redactSecrets, secretsOf } from './redact.ts'
+import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
 
@@ -68,6 +68,10 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
   }
   // Deviation: a servebench key, last in the result, written only when the run was interrupted.
   if (outcome.interrupted) outcome.result.interrupted = true
+  // One redaction pass over all a run gives back: a server may echo a key in any text.
+  const secrets = secretsOf(config.endpoint)
+  redactDeep(outcome.result, secrets)
+  redactDeep(outcome.records, secrets)
   return { ...outcome, retries }
 }
 

@@ -129,7 +129,9 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       exitSoonAfterInterrupt()
       return EXIT_CODES.interrupted
     }
-    return failures.failed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
+    // A run in which no request succeeded measured nothing: exit 1, even within --fail-on-error-ratio.
+    const noneSucceeded = records.length > 0 && failed === records.length
+    return failures.failed || noneSucceeded ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
   } finally {
     interrupts.dispose()
   }
