@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createSseParser, isCompleteJson } from './sse.ts'
+import { StreamLimitError } from './stream-limits.ts'
 
 const encoder = new TextEncoder()
 
@@ -240,5 +241,26 @@ describe('createSseParser: any split of a valid stream', () => {
       }),
       { numRuns: 200 },
     )
+  })
+})
+
+describe('event size limit', () => {
+  it('throws a StreamLimitError when a line grows past the limit across chunks', () => {
+    const parser = createSseParser(64)
+    parser.push(new TextEncoder().encode(`data: ${'x'.repeat(40)}`))
+    expect(() => parser.push(new TextEncoder().encode('y'.repeat(40)))).toThrow(StreamLimitError)
+  })
+
+  it('throws when the data lines of one event join past the limit', () => {
+    const parser = createSseParser(64)
+    const line = `data: ${'z'.repeat(30)}\n`
+    expect(() => parser.push(new TextEncoder().encode(line.repeat(3)))).toThrow(
+      'Stream error: an SSE line or event exceeded 64 bytes without ending',
+    )
+  })
+
+  it('parses events under the limit as before', () => {
+    const parser = createSseParser(64)
+    expect(parser.push(new TextEncoder().encode('data: {"a":1}\n\n'))).toEqual(['{"a":1}'])
   })
 })

@@ -12,6 +12,8 @@
  * stamps it with the arrival time of its JSON, not of the separator.
  */
 
+import { DEFAULT_STREAM_LIMITS, eventTooLargeMessage, StreamLimitError } from './stream-limits.ts'
+
 /** The parser of one response stream. Not reusable across streams. */
 export interface SseParser {
   /** Feeds one body chunk; returns the `data` payloads of the events it completed, in order. */
@@ -35,9 +37,12 @@ const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 const INITIAL_CAPACITY_BYTES = 1024
 
-/** Creates a parser for one stream. */
-export function createSseParser(): SseParser {
-  return new ByteSseParser()
+/**
+ * Creates a parser for one stream. A line, or an event's joined data, longer than
+ * `maxEventBytes` throws a {@link StreamLimitError}: memory stays bounded whatever the server sends.
+ */
+export function createSseParser(maxEventBytes: number = DEFAULT_STREAM_LIMITS.maxEventBytes): SseParser {
+  return new ByteSseParser(maxEventBytes)
 }
 
 class ByteSseParser implements SseParser {
@@ -49,6 +54,11 @@ class ByteSseParser implements SseParser {
   /** The current partial line was already emitted speculatively: drop it up to its `\n`. */
   private discardLine = false
   private done = false
+  private readonly maxEventBytes: number
+
+  constructor(maxEventBytes: number) {
+    this.maxEventBytes = maxEventBytes
+  }
 
   push(chunk: Uint8Array): string[] {
     const out: string[] = []
@@ -99,6 +109,11 @@ class ByteSseParser implements SseParser {
 
   private append(source: Buffer, start: number, end: number): void {
     const needed = this.carryLength + (end - start)
+    if (needed > this.maxEventBytes) {
+      this.carryLength = 0
+      this.carry = Buffer.allocUnsafe(0)
+      throw new StreamLimitError(eventTooLargeMessage(this.maxEventBytes))
+    }
     if (needed > this.carry.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.carry.length * 2, INITIAL_CAPACITY_BYTES))
       this.carry.copy(grown, 0, 0, this.carryLength)
@@ -122,6 +137,10 @@ class ByteSseParser implements SseParser {
     const valueStart = dataValueStart(bytes, start, end)
     if (valueStart === -1) return
     const value = bytes.toString('utf8', valueStart, end)
+    if ((this.data?.length ?? 0) + value.length > this.maxEventBytes) {
+      this.data = null
+      throw new StreamLimitError(eventTooLargeMessage(this.maxEventBytes))
+    }
     this.data = this.data === null ? value : `${this.data}\n${value}`
   }
 

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici'
 import type { RequestOutput } from '../config/records.ts'
 import { describeFailure, ERROR_BODY_MAX_BYTES, httpErrorText, isTimeout } from './request-errors.ts'
+import { StreamLimitError } from './stream-limits.ts'
 import type { Abort, StreamHandler } from './stream-request.ts'
 import type { BackendRequest } from './types.ts'
 
@@ -69,7 +70,17 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.stream !== undefined) {
-      this.stream.chunk(chunk)
+      if (this.settled) return
+      try {
+        this.stream.chunk(chunk)
+      } catch (error) {
+        if (!(error instanceof StreamLimitError)) throw error
+        // Over a limit: the request fails with the limit named, and the rest is not read.
+        this.output.success = false
+        this.output.error = error.message
+        this.settle()
+        controller.abort(error)
+      }
       return
     }
     const status = this.status

@@ -1,3 +1,4 @@
+import { streamLimitsFrom } from '../../backends/stream-limits.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { resolveServeFlags } from '../../config/resolve.ts'
 import { EXIT_CODES } from '../../errors.ts'
@@ -35,6 +36,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   const compare = flags.get('--compare')
   if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
   const config = resolveServeFlags(flags, process.env, (name) => findFlag(name)?.status)
+  streamLimitsFrom(process.env) // A bad SERVEBENCH_MAX_* value is a usage error before anything is sent.
   // Every output destination is checked before the first request (exit 2, nothing sent).
   const { output } = config
   if (output.saveResult || output.appendResult || output.plotTimeline || output.plotDatasetStats) {
