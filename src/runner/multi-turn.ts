@@ -14,6 +14,7 @@ import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
+import { countOutputTokens } from './output-tokens.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import type { RunHooks, RunOutcome } from './run-benchmark.ts'
 import { startRunExtras } from './run-extras.ts'
@@ -169,7 +170,7 @@ export async function runMultiTurn(
         )
         if (!output) break
         const outputLen = output.success
-          ? (output.outputTokens ?? (await tokenizer.encode(output.generatedText)).length)
+          ? (output.outputTokens ?? (await countOutputTokens(output.generatedText, tokenizer)))
           : 0
         turnRecords.push({
           conversationId: conv.id,

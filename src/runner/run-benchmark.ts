@@ -19,6 +19,7 @@ import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
 import { runMultiTurn } from './multi-turn.ts'
+import { countOutputTokens } from './output-tokens.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
@@ -326,7 +327,7 @@ async function resolveOutputLen(output: RequestOutput, tokenizer: Tokenizer | un
   if (!output.success) return 0
   if (output.outputTokens) return output.outputTokens
   if (!tokenizer) return 1
-  return (await tokenizer.encode(output.generatedText)).length
+  return countOutputTokens(output.generatedText, tokenizer)
 }
 
 function withSignal<T extends object>(
