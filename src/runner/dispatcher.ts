@@ -107,9 +107,14 @@ export async function dispatch<T>(
   }
 }
 
+// Node fires a longer timer after 1 ms with a warning: a trace timestamp of 1e300 s must wait, not fire.
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
   try {
-    await sleep(ms, undefined, signal ? { signal } : undefined)
+    for (let left = ms; left > 0 && !signal?.aborted; left -= MAX_TIMER_MS) {
+      await sleep(Math.min(left, MAX_TIMER_MS), undefined, signal ? { signal } : undefined)
+    }
   } catch {
     // Aborted: the caller checks the signal.
   }

@@ -24,6 +24,7 @@ import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
+import { checkRunInputs } from './run-checks.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
 
 export interface RunHooks {
@@ -82,13 +83,14 @@ async function runMeasured(
   retries: RetryStats,
 ): Promise<Omit<RunOutcome, 'retries'>> {
   const log = hooks.log ?? (() => {})
+  checkRunInputs(config)
   // Deviation: Rust resets only before sweep points; servebench before every run it makes.
   if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
   if (config.multiTurn) return runMultiTurn(config, hooks)
   const endpoint = config.endpoint
   // Every phase before the timed run gives way to an interrupt, which then sends nothing more.
   const stop = hooks.signal
-  const model = await untilAborted(resolveServedModel(endpoint), stop)
+  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config)), stop)
   const { served, requestModel } = model === ABORTED ? unresolvedModel(endpoint) : model
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
   const tokenizer = orUndefined(
@@ -293,6 +295,12 @@ async function runMeasured(
   } finally {
     if (!hooks.httpClient) await client.close()
   }
+}
+
+/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
+function lookupTimeoutMs(config: BenchConfig): number | undefined {
+  const limitsS = [config.request.timeoutS, config.request.readTimeoutS].filter((s) => s !== undefined)
+  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
 }
 
 /** The model of a run interrupted before `/v1/models` answered: `--model`, else unknown. */
