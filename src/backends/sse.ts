@@ -1,7 +1,8 @@
 /**
  * Incremental Server-Sent Events parser that works on bytes.
  *
- * Lines are cut at `\n` bytes (a trailing `\r` is dropped), so a multi-byte UTF-8 character can
+ * Lines are cut at `\n` bytes (a trailing `\r` is dropped; a chunk with a CR-only line end is first
+ * rewritten with LFs, since CR, LF and CRLF all end a line), so a multi-byte UTF-8 character can
  * never be split: a line is decoded only once it is complete. `data:` values (one optional space
  * stripped) are joined with `\n`; a blank line dispatches the event; `:` comments and other
  * fields (`event:`, `id:`, `retry:`) are ignored. After `[DONE]` the rest of the stream is ignored.
@@ -55,6 +56,8 @@ class ByteSseParser implements SseParser {
   private discardLine = false
   private done = false
   private readonly maxEventBytes: number
+  /** The previous chunk ended in a CR, which ended its line: a LF first in this one is dropped. */
+  private pendingCr = false
 
   constructor(maxEventBytes: number) {
     this.maxEventBytes = maxEventBytes
@@ -63,7 +66,14 @@ class ByteSseParser implements SseParser {
   push(chunk: Uint8Array): string[] {
     const out: string[] = []
     if (this.done || chunk.byteLength === 0) return out
-    const bytes = asBuffer(chunk)
+    let bytes = asBuffer(chunk)
+    if (this.pendingCr) {
+      // The LF of a CRLF split across chunks: its CR already ended the line.
+      this.pendingCr = false
+      if (bytes[0] === LF) bytes = bytes.subarray(1)
+    }
+    if (hasLoneCr(bytes)) bytes = this.normaliseCr(bytes)
+    if (bytes.length === 0) return out
     let position = 0
     if (this.carryLength > 0) {
       const newline = bytes.indexOf(LF)
@@ -105,6 +115,24 @@ class ByteSseParser implements SseParser {
     this.discardLine = false
     if (!this.done && this.data !== null) this.dispatch(out)
     return out
+  }
+
+  /** Each CR, alone or before a LF, as one LF (SSE: CR, LF and CRLF all end a line). */
+  private normaliseCr(bytes: Buffer): Buffer {
+    const out = Buffer.allocUnsafe(bytes.length)
+    let n = 0
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i]!
+      if (byte !== CR) {
+        out[n++] = byte
+      } else if (i + 1 < bytes.length) {
+        if (bytes[i + 1] !== LF) out[n++] = LF
+      } else {
+        out[n++] = LF
+        this.pendingCr = true
+      }
+    }
+    return out.subarray(0, n)
   }
 
   private append(source: Buffer, start: number, end: number): void {
@@ -184,6 +212,17 @@ class ByteSseParser implements SseParser {
       this.carryLength = 0
     }
   }
+}
+
+/**
+ * True when a CR in `bytes` is not followed by a LF in the same chunk (a CR-only line end, or a CR
+ * last in the chunk). A CRLF stream skips the copy: `line` drops the CR before each LF.
+ */
+function hasLoneCr(bytes: Buffer): boolean {
+  for (let i = bytes.indexOf(CR); i !== -1; i = bytes.indexOf(CR, i + 2)) {
+    if (bytes[i + 1] !== LF) return true
+  }
+  return false
 }
 
 function asBuffer(chunk: Uint8Array): Buffer {
