@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, describe, expect } from 'vitest'
 import { type ScriptServer, startScriptServer } from '../backends/script-server.ts'
-import { runCli, test } from '../helpers.ts'
+import { ROOT, runCli, test } from '../helpers.ts'
 import { hostileFlags, neverAnswer } from './hostile-helpers.ts'
 
 let server: ScriptServer | undefined
@@ -33,6 +35,18 @@ describe('bad input is refused before anything is sent (exit 2)', () => {
       'servebench: SERVEBENCH_MAX_SSE_EVENT_BYTES must be a positive integer (got "-1")\n',
     )
     expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('compare', () => {
+  test('refuses a JSON object that is not a result', async ({ tmpDir }) => {
+    const other = join(tmpDir, 'package.json')
+    await writeFile(other, JSON.stringify({ name: 'x', version: '1.0.0' }))
+    const run = await runCli(['compare', join(ROOT, 'fixtures/results/compare-a.json'), other])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      `servebench: ${other} is not a benchmark result (as written by servebench serve or vllm bench serve): it has no numeric "duration" or "completed"\n`,
+    )
   })
 })
 
