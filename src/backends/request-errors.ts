@@ -6,10 +6,15 @@ export const ERROR_BODY_MAX_CHARS = 1000
 /** Bytes of an error response body read for the error text. */
 export const ERROR_BODY_MAX_BYTES = 4 * ERROR_BODY_MAX_CHARS
 
-/** `HTTP 500 Internal Server Error: <body>` (Rust wording), the body cut to ~1000 characters. */
-export function httpErrorText(status: number, body: string): string {
+/**
+ * `HTTP 500 Internal Server Error: <body>` (Rust wording), the body cut to ~1000 characters. A
+ * content type other than JSON or plain text (a proxy's HTML page) is named after the status.
+ */
+export function httpErrorText(status: number, body: string, contentType?: string): string {
   const reason = STATUS_CODES[status]
-  const head = reason ? `HTTP ${status} ${reason}` : `HTTP ${status}`
+  const type = contentType?.split(';')[0]?.trim().toLowerCase()
+  const named = type !== undefined && type !== '' && type !== 'text/plain' && !/[/+]json$/.test(type)
+  const head = `${reason ? `HTTP ${status} ${reason}` : `HTTP ${status}`}${named ? ` (${contentType})` : ''}`
   const text = body.trim()
   if (text === '') return head
   return `${head}: ${text.length > ERROR_BODY_MAX_CHARS ? `${text.slice(0, ERROR_BODY_MAX_CHARS)}…` : text}`

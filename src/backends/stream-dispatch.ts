@@ -26,7 +26,9 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined
   private stream: StreamHandler | undefined
   /** A non-2xx answer: its status, `Retry-After` and the start of its body. */
-  private status: { code: number; retryAfter: unknown; chunks: Buffer[]; bytes: number } | undefined
+  private status:
+    | { code: number; retryAfter: unknown; contentType: string | undefined; chunks: Buffer[]; bytes: number }
+    | undefined
   private settled = false
   /** A 2xx answer: its content type and encoding, and the first bytes of its body. */
   private answer: BodyHead | undefined
@@ -74,7 +76,13 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return // 1xx: the real answer follows.
     this.abort?.headersArrived()
     if (statusCode > 299) {
-      this.status = { code: statusCode, retryAfter: headers['retry-after'], chunks: [], bytes: 0 }
+      this.status = {
+        code: statusCode,
+        retryAfter: headers['retry-after'],
+        contentType: headerText(headers['content-type']),
+        chunks: [],
+        bytes: 0,
+      }
     } else {
       this.answer = {
         status: statusCode,
@@ -142,8 +150,8 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
 
   private settleStatus(): void {
     if (this.settled) return
-    const { code, retryAfter, chunks } = this.status!
-    this.output.error = httpErrorText(code, Buffer.concat(chunks).toString('utf8'))
+    const { code, retryAfter, contentType, chunks } = this.status!
+    this.output.error = httpErrorText(code, Buffer.concat(chunks).toString('utf8'), contentType)
     this.req.onEarlyFailure?.({
       kind: 'status',
       status: code,

@@ -66,6 +66,15 @@ describe('a hostile server gets its own words in each failure', () => {
     )
   })
 
+  test('a 502 HTML page from a proxy names its content type', async ({ tmpDir }) => {
+    const page = '<html><body>Bad gateway</body></html>'
+    const { code, errors } = await runHostile(tmpDir, (_q, response) => {
+      response.writeHead(502, { 'content-type': 'text/html' }).end(page)
+    })
+    expect(code).toBe(1)
+    expect(errors[0]).toBe(`HTTP 502 Bad Gateway (text/html): ${page}`)
+  })
+
   test('CR-only line endings are parsed', async ({ tmpDir }) => {
     const { code, result } = await runHostile(tmpDir, (_q, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' })
