@@ -36,7 +36,7 @@ export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<str
       bodyTimeout: SCRAPE_TIMEOUT_MS,
     })
     if (response.statusCode !== 200) {
-      response.body.destroy()
+      await response.body.dump()
       return undefined
     }
     // A /metrics page is tens of KiB; a server that streams without end is dropped at the cap.
@@ -45,10 +45,8 @@ export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<str
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       chunks.push(chunk)
       bytes += chunk.length
-      if (bytes > MAX_METRICS_BYTES) {
-        response.body.destroy()
-        return undefined
-      }
+      // Leaving the loop destroys the body through its iterator, with no stray 'error' event.
+      if (bytes > MAX_METRICS_BYTES) return undefined
     }
     return Buffer.concat(chunks).toString('utf8')
   } catch {
