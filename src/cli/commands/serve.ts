@@ -63,6 +63,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
         onRequestEnd: (done, total) => progress.update(done, total),
       })
       progress.finish()
+      if (code === EXIT_CODES.interrupted) exitSoonAfterInterrupt()
       return code
     }
     const { result, records, task, interrupted, retries } = await runBenchmark(config, {
