@@ -166,7 +166,8 @@ describe('secrets never leave the process', () => {
         ],
         { env: { OPENAI_API_KEY: KEY } },
       )
-      expect(run.code).toBe(0)
+      // No request succeeded: exit 1 (docs/errors.md).
+      expect(run.code).toBe(1)
       const [result] = await readResults(tmpDir)
       expect((result!.json.errors as string[])[0]).toBe(
         'HTTP 500 Internal Server Error: denied for Bearer [redacted] with [redacted]',
