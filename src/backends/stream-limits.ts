@@ -56,6 +56,18 @@ export function streamLimitsFrom(
   return limits
 }
 
+/**
+ * The limits for one stream: {@link streamLimitsFrom} the environment, or the defaults when a value
+ * is bad (a run checks the variables before it sends anything, so a bad one never gets this far).
+ */
+export function currentStreamLimits(): StreamLimits {
+  try {
+    return streamLimitsFrom()
+  } catch {
+    return DEFAULT_STREAM_LIMITS
+  }
+}
+
 /** The message of a line or event over the limit. */
 export function eventTooLargeMessage(limitBytes: number): string {
   return (

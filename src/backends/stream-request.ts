@@ -3,7 +3,7 @@ import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
 import { StreamDispatch } from './stream-dispatch.ts'
-import { outputTooLargeMessage, StreamLimitError, streamLimitsFrom } from './stream-limits.ts'
+import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 import type { BackendRequest } from './types.ts'
 
 /** Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`). */
@@ -167,7 +167,7 @@ export function buildHeaders(
 
 /** Per-stream state: the parser, the timestamps and the fields read from events. */
 class StreamState implements StreamHandler {
-  private readonly limits = streamLimitsFrom()
+  private readonly limits = currentStreamLimits()
   private readonly parser = createSseParser(this.limits.maxEventBytes)
   private firstMs = -1
   private lastMs = -1

@@ -1,3 +1,4 @@
+import { streamLimitsFrom } from '../backends/stream-limits.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 
@@ -11,7 +12,8 @@ export const MAX_RANDOM_INPUT_LEN = 10_000_000
 /**
  * What the flag resolvers cannot see but a run must refuse before anything is sent (exit 2): header
  * values that would break the HTTP request line (CR, LF or NUL, which undici rejects on every
- * request as if the server were down) and random prompts too long to build.
+ * request as if the server were down), random prompts too long to build, and a bad
+ * `SERVEBENCH_MAX_*` stream limit.
  */
 export function checkRunInputs(config: BenchConfig): void {
   const issues: ConfigIssue[] = []
@@ -37,6 +39,11 @@ export function checkRunInputs(config: BenchConfig): void {
         issues.push({ path, message: `must be at most ${MAX_RANDOM_INPUT_LEN} tokens (got ${value})` })
       }
     }
+  }
+  try {
+    streamLimitsFrom()
+  } catch (error) {
+    issues.push(...(error as ConfigError).issues)
   }
   if (issues.length > 0) throw new ConfigError(issues)
 }
