@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest'
 import { readOnlyResult, runCli, test } from './helpers.ts'
+import { spawnCli } from './hostile/hostile-helpers.ts'
 import { startHttpServer } from './server-helpers.ts'
 
 const SMALL = [
@@ -117,7 +118,8 @@ describe('servebench serve against the simulator', () => {
         '--result-dir',
         tmpDir,
       ])
-      expect(run.code).toBe(0)
+      // No request succeeded: exit 1 (docs/errors.md).
+      expect(run.code).toBe(1)
       expect(run.stdout).toContain('Failed requests during benchmark run detected (capping to 10):')
       const result = await readOnlyResult(tmpDir)
       expect(result).toMatchObject({ completed: 0, failed: 6 })
@@ -147,7 +149,8 @@ describe('servebench serve against the simulator', () => {
         '--result-dir',
         tmpDir,
       ])
-      expect(run.code).toBe(0)
+      // No request succeeded: exit 1 (docs/errors.md).
+      expect(run.code).toBe(1)
       const result = await readOnlyResult(tmpDir)
       expect(result).toMatchObject({ completed: 0, failed: 3 })
       expect((result.errors as string[]).every((e) => e.length > 0)).toBe(true)
@@ -160,30 +163,25 @@ describe('servebench serve against the simulator', () => {
     sim,
     tmpDir,
   }) => {
-    let pid = 0
-    const running = runCli(
-      [
-        'serve',
-        '--base-url',
-        sim.url,
-        ...SMALL,
-        '--num-prompts',
-        '200',
-        '--request-rate',
-        '20',
-        '--save-result',
-        '--result-dir',
-        tmpDir,
-      ],
-      {
-        onSpawn: (p) => {
-          pid = p
-        },
-      },
-    )
-    await new Promise((r) => setTimeout(r, 2_500))
-    process.kill(pid, 'SIGINT')
-    const run = await running
+    // Signalled once the timed run has started (1 s of 10 at 20 req/s), whatever the machine's speed.
+    const cli = spawnCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      ...SMALL,
+      '--num-prompts',
+      '200',
+      '--request-rate',
+      '20',
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+    ])
+    await cli.waitFor(/Starting main benchmark run/)
+    await new Promise((r) => setTimeout(r, 1_000))
+    cli.kill('SIGINT')
+    const exit = await cli.exit
+    const run = { code: exit.code, stderr: cli.stderr() }
     expect(run.code).toBe(130)
     expect(run.stderr).toContain('SIGINT received')
     const result = await readOnlyResult(tmpDir)

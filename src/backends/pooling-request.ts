@@ -2,6 +2,7 @@ import { request } from 'undici'
 import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
+import { headerText } from './request-errors.ts'
 import {
   buildHeaders,
   createAbort,
@@ -64,7 +65,11 @@ export async function sendPoolingRequest(
     const elapsedS = (performance.now() - startMs) / 1000
     abort?.headersArrived()
     if (response.statusCode < 200 || response.statusCode > 299) {
-      output.error = httpErrorText(response.statusCode, await readErrorBody(response.body))
+      output.error = httpErrorText(
+        response.statusCode,
+        await readErrorBody(response.body),
+        headerText(response.headers['content-type']),
+      )
       return output
     }
     output.ttftS = elapsedS

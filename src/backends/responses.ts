@@ -1,6 +1,7 @@
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
+import { currentStreamLimits } from './stream-limits.ts'
 import { buildHeaders, type StreamHandler, sendStream } from './stream-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
 
@@ -64,7 +65,7 @@ interface ResponsesEvent {
  * `usage.output_tokens`; `error`, `response.failed` or any top-level `error` fail it.
  */
 class ResponsesStream implements StreamHandler {
-  private readonly parser = createSseParser()
+  private readonly parser = createSseParser(currentStreamLimits().maxEventBytes)
   private firstMs = -1
   private lastMs = -1
   private lastChunkMs = -1

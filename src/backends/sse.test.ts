@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createSseParser, isCompleteJson } from './sse.ts'
+import { StreamLimitError } from './stream-limits.ts'
 
 const encoder = new TextEncoder()
 
@@ -68,7 +69,8 @@ describe('createSseParser: more edge cases', () => {
 
   it('accepts \\r\\n line ends, also split between \\r and \\n', () => {
     const { pushes } = feed('data: {"a":1}\r\n\r\ndata: x\r', '\n\r', '\n')
-    expect(pushes).toEqual([['{"a":1}'], [], ['x']])
+    // A CR ends its line at once (the LF after it is then dropped), so `x` is out with the second chunk.
+    expect(pushes).toEqual([['{"a":1}'], ['x'], []])
   })
 
   it('joins multi-line data with \\n', () => {
@@ -239,6 +241,67 @@ describe('createSseParser: any split of a valid stream', () => {
         expect(parseInChunks(stream.bytes, everyByte)).toEqual(stream.payloads)
       }),
       { numRuns: 200 },
+    )
+  })
+})
+
+describe('event size limit', () => {
+  it('throws a StreamLimitError when a line grows past the limit across chunks', () => {
+    const parser = createSseParser(64)
+    parser.push(new TextEncoder().encode(`data: ${'x'.repeat(40)}`))
+    expect(() => parser.push(new TextEncoder().encode('y'.repeat(40)))).toThrow(StreamLimitError)
+  })
+
+  it('throws when the data lines of one event join past the limit', () => {
+    const parser = createSseParser(64)
+    const line = `data: ${'z'.repeat(30)}\n`
+    expect(() => parser.push(new TextEncoder().encode(line.repeat(3)))).toThrow(
+      'Stream error: an SSE line or event exceeded 64 bytes without ending',
+    )
+  })
+
+  it('parses events under the limit as before', () => {
+    const parser = createSseParser(64)
+    expect(parser.push(new TextEncoder().encode('data: {"a":1}\n\n'))).toEqual(['{"a":1}'])
+  })
+})
+
+describe('line endings', () => {
+  it('parses CR-only line endings', () => {
+    expect(feed('data: {"a":1}\r\rdata: {"b":2}\r\r')).toEqual({ pushes: [['{"a":1}', '{"b":2}']], end: [] })
+  })
+
+  it('treats a CRLF split across chunks as one line end', () => {
+    const { pushes, end } = feed('data: x\r', '\ndata: y\r', '\n\r', '\n')
+    expect([...pushes.flat(), ...end]).toEqual(['x\ny'])
+  })
+
+  it('yields the same events whatever the line ends (CR, LF, CRLF) and the chunking', () => {
+    const value = fc.string({ unit: fc.constantFrom('a', 'é', '😀', ' ', '{', '}'), maxLength: 12 })
+    const ending = fc.constantFrom('\r', '\n', '\r\n')
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(value, ending, ending), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 30 }),
+        (events, cuts) => {
+          // A value that is complete JSON could be emitted early; plain text keeps the blank-line rule.
+          const payloads = events.map(([text]) => `v${text}`)
+          // A CR then a LF would be one CRLF line end, not the blank line that ends the event.
+          const ends = events.map(([, a, b]) => a + (a === '\r' && b.startsWith('\n') ? '\r' : b))
+          const stream = events.map((_, i) => `data: ${payloads[i]}${ends[i]}`).join('')
+          const bytes = encoder.encode(stream)
+          const chunks: Uint8Array[] = []
+          let at = 0
+          for (let i = 0; at < bytes.length; i++) {
+            const size = cuts[i % cuts.length]!
+            chunks.push(bytes.subarray(at, at + size))
+            at += size
+          }
+          const { pushes, end } = feed(...chunks)
+          expect([...pushes.flat(), ...end]).toEqual(payloads)
+        },
+      ),
+      { seed: 4_242, numRuns: 300 },
     )
   })
 })

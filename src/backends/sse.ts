@@ -1,7 +1,8 @@
 /**
  * Incremental Server-Sent Events parser that works on bytes.
  *
- * Lines are cut at `\n` bytes (a trailing `\r` is dropped), so a multi-byte UTF-8 character can
+ * Lines are cut at `\n` bytes (a trailing `\r` is dropped; a chunk with a CR-only line end is first
+ * rewritten with LFs, since CR, LF and CRLF all end a line), so a multi-byte UTF-8 character can
  * never be split: a line is decoded only once it is complete. `data:` values (one optional space
  * stripped) are joined with `\n`; a blank line dispatches the event; `:` comments and other
  * fields (`event:`, `id:`, `retry:`) are ignored. After `[DONE]` the rest of the stream is ignored.
@@ -11,6 +12,8 @@
  * or `[DONE]`, but its blank line has not arrived, the event is emitted at once so the caller
  * stamps it with the arrival time of its JSON, not of the separator.
  */
+
+import { DEFAULT_STREAM_LIMITS, eventTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 
 /** The parser of one response stream. Not reusable across streams. */
 export interface SseParser {
@@ -35,9 +38,12 @@ const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 const INITIAL_CAPACITY_BYTES = 1024
 
-/** Creates a parser for one stream. */
-export function createSseParser(): SseParser {
-  return new ByteSseParser()
+/**
+ * Creates a parser for one stream. A line, or an event's joined data, longer than
+ * `maxEventBytes` throws a {@link StreamLimitError}: memory stays bounded whatever the server sends.
+ */
+export function createSseParser(maxEventBytes: number = DEFAULT_STREAM_LIMITS.maxEventBytes): SseParser {
+  return new ByteSseParser(maxEventBytes)
 }
 
 class ByteSseParser implements SseParser {
@@ -49,11 +55,25 @@ class ByteSseParser implements SseParser {
   /** The current partial line was already emitted speculatively: drop it up to its `\n`. */
   private discardLine = false
   private done = false
+  private readonly maxEventBytes: number
+  /** The previous chunk ended in a CR, which ended its line: a LF first in this one is dropped. */
+  private pendingCr = false
+
+  constructor(maxEventBytes: number) {
+    this.maxEventBytes = maxEventBytes
+  }
 
   push(chunk: Uint8Array): string[] {
     const out: string[] = []
     if (this.done || chunk.byteLength === 0) return out
-    const bytes = asBuffer(chunk)
+    let bytes = asBuffer(chunk)
+    if (this.pendingCr) {
+      // The LF of a CRLF split across chunks: its CR already ended the line.
+      this.pendingCr = false
+      if (bytes[0] === LF) bytes = bytes.subarray(1)
+    }
+    if (hasLoneCr(bytes)) bytes = this.normaliseCr(bytes)
+    if (bytes.length === 0) return out
     let position = 0
     if (this.carryLength > 0) {
       const newline = bytes.indexOf(LF)
@@ -97,8 +117,31 @@ class ByteSseParser implements SseParser {
     return out
   }
 
+  /** Each CR, alone or before a LF, as one LF (SSE: CR, LF and CRLF all end a line). */
+  private normaliseCr(bytes: Buffer): Buffer {
+    const out = Buffer.allocUnsafe(bytes.length)
+    let n = 0
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i]!
+      if (byte !== CR) {
+        out[n++] = byte
+      } else if (i + 1 < bytes.length) {
+        if (bytes[i + 1] !== LF) out[n++] = LF
+      } else {
+        out[n++] = LF
+        this.pendingCr = true
+      }
+    }
+    return out.subarray(0, n)
+  }
+
   private append(source: Buffer, start: number, end: number): void {
     const needed = this.carryLength + (end - start)
+    if (needed > this.maxEventBytes) {
+      this.carryLength = 0
+      this.carry = Buffer.allocUnsafe(0)
+      throw new StreamLimitError(eventTooLargeMessage(this.maxEventBytes))
+    }
     if (needed > this.carry.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.carry.length * 2, INITIAL_CAPACITY_BYTES))
       this.carry.copy(grown, 0, 0, this.carryLength)
@@ -122,6 +165,10 @@ class ByteSseParser implements SseParser {
     const valueStart = dataValueStart(bytes, start, end)
     if (valueStart === -1) return
     const value = bytes.toString('utf8', valueStart, end)
+    if ((this.data?.length ?? 0) + value.length > this.maxEventBytes) {
+      this.data = null
+      throw new StreamLimitError(eventTooLargeMessage(this.maxEventBytes))
+    }
     this.data = this.data === null ? value : `${this.data}\n${value}`
   }
 
@@ -165,6 +212,17 @@ class ByteSseParser implements SseParser {
       this.carryLength = 0
     }
   }
+}
+
+/**
+ * True when a CR in `bytes` is not followed by a LF in the same chunk (a CR-only line end, or a CR
+ * last in the chunk). A CRLF stream skips the copy: `line` drops the CR before each LF.
+ */
+function hasLoneCr(bytes: Buffer): boolean {
+  for (let i = bytes.indexOf(CR); i !== -1; i = bytes.indexOf(CR, i + 2)) {
+    if (bytes[i + 1] !== LF) return true
+  }
+  return false
 }
 
 function asBuffer(chunk: Uint8Array): Buffer {

@@ -1,7 +1,18 @@
 import type { Dispatcher } from 'undici'
 import type { RequestOutput } from '../config/records.ts'
-import { describeFailure, ERROR_BODY_MAX_BYTES, httpErrorText, isTimeout } from './request-errors.ts'
-import type { Abort, StreamHandler } from './stream-request.ts'
+import {
+  BODY_HEAD_BYTES,
+  type BodyHead,
+  describeBodyHead,
+  describeFailure,
+  ERROR_BODY_MAX_BYTES,
+  headerText,
+  httpErrorText,
+  isNotAStream,
+  isTimeout,
+} from './request-errors.ts'
+import { StreamLimitError } from './stream-limits.ts'
+import { type Abort, NO_VALID_CHUNK_ERROR, type StreamHandler } from './stream-request.ts'
 import type { BackendRequest } from './types.ts'
 
 /**
@@ -15,8 +26,12 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined
   private stream: StreamHandler | undefined
   /** A non-2xx answer: its status, `Retry-After` and the start of its body. */
-  private status: { code: number; retryAfter: unknown; chunks: Buffer[]; bytes: number } | undefined
+  private status:
+    | { code: number; retryAfter: unknown; contentType: string | undefined; chunks: Buffer[]; bytes: number }
+    | undefined
   private settled = false
+  /** A 2xx answer: its content type and encoding, and the first bytes of its body. */
+  private answer: BodyHead | undefined
   private readonly removeAbortListener: (() => void) | undefined
   private readonly req: BackendRequest
   private readonly output: RequestOutput
@@ -61,15 +76,46 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return // 1xx: the real answer follows.
     this.abort?.headersArrived()
     if (statusCode > 299) {
-      this.status = { code: statusCode, retryAfter: headers['retry-after'], chunks: [], bytes: 0 }
+      this.status = {
+        code: statusCode,
+        retryAfter: headers['retry-after'],
+        contentType: headerText(headers['content-type']),
+        chunks: [],
+        bytes: 0,
+      }
     } else {
+      this.answer = {
+        status: statusCode,
+        contentType: headerText(headers['content-type']),
+        contentEncoding: headerText(headers['content-encoding']),
+        head: [],
+        headBytes: 0,
+        totalBytes: 0,
+      }
       this.stream = this.createHandler(this.output)
     }
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.stream !== undefined) {
-      this.stream.chunk(chunk)
+      if (this.settled) return
+      const answer = this.answer!
+      answer.totalBytes += chunk.length
+      if (answer.headBytes < BODY_HEAD_BYTES) {
+        const part = chunk.subarray(0, BODY_HEAD_BYTES - answer.headBytes)
+        answer.head.push(Buffer.from(part))
+        answer.headBytes += part.length
+      }
+      try {
+        this.stream.chunk(chunk)
+      } catch (error) {
+        if (!(error instanceof StreamLimitError)) throw error
+        // Over a limit: the request fails with the limit named, and the rest is not read.
+        this.output.success = false
+        this.output.error = error.message
+        this.settle()
+        controller.abort(error)
+      }
       return
     }
     const status = this.status
@@ -104,8 +150,8 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
 
   private settleStatus(): void {
     if (this.settled) return
-    const { code, retryAfter, chunks } = this.status!
-    this.output.error = httpErrorText(code, Buffer.concat(chunks).toString('utf8'))
+    const { code, retryAfter, contentType, chunks } = this.status!
+    this.output.error = httpErrorText(code, Buffer.concat(chunks).toString('utf8'), contentType)
     this.req.onEarlyFailure?.({
       kind: 'status',
       status: code,
@@ -117,6 +163,14 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
   private settleBody(error: Error | undefined): void {
     if (this.settled) return
     this.stream!.finish()
+    // No event at all: say what the server sent instead (an HTML page, a JSON error, a gzip body).
+    if (
+      this.output.error === NO_VALID_CHUNK_ERROR &&
+      this.answer !== undefined &&
+      isNotAStream(this.answer)
+    ) {
+      this.output.error = `${NO_VALID_CHUNK_ERROR} ${describeBodyHead(this.answer)}`
+    }
     if (error !== undefined) {
       this.output.success = false
       this.output.error = `Stream error: ${describeFailure(error, this.req, this.abort?.reason)}`

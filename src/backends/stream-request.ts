@@ -3,6 +3,7 @@ import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
 import { StreamDispatch } from './stream-dispatch.ts'
+import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 import type { BackendRequest } from './types.ts'
 
 /** Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`). */
@@ -166,7 +167,8 @@ export function buildHeaders(
 
 /** Per-stream state: the parser, the timestamps and the fields read from events. */
 class StreamState implements StreamHandler {
-  private readonly parser = createSseParser()
+  private readonly limits = currentStreamLimits()
+  private readonly parser = createSseParser(this.limits.maxEventBytes)
   private firstMs = -1
   private lastMs = -1
   private lastChunkMs = -1
@@ -224,7 +226,12 @@ class StreamState implements StreamHandler {
       }
       this.lastMs = nowMs
       const text = this.readText(choices[0])
-      if (text) output.generatedText += text
+      if (text) {
+        if (output.generatedText.length + text.length > this.limits.maxOutputChars) {
+          throw new StreamLimitError(outputTooLargeMessage(this.limits.maxOutputChars))
+        }
+        output.generatedText += text
+      }
     }
     // Not `else`: some servers send choices and usage in the same chunk.
     if (typeof usage === 'object' && usage !== null) {

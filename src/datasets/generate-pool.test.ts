@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import type { RandomDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer } from '../tokenizer/index.ts'
-import { buildRandomPrompts, promptText } from './generate-pool.ts'
+import { buildRandomPrompts, promptText, workerExecArgv } from './generate-pool.ts'
 import { generateRandom } from './random.ts'
 
 const require = createRequire(import.meta.url)
@@ -79,5 +79,22 @@ describe('buildRandomPrompts', () => {
     ).rejects.toThrow(
       /^random: a prompt worker failed: Cannot load a tokenizer for "\/no\/such\/tokenizer.json"/,
     )
+  })
+})
+
+describe('workerExecArgv', () => {
+  it('keeps the flags that load code, with their values, and drops per-process ones', () => {
+    expect(
+      workerExecArgv([
+        '--trace-gc',
+        '--import',
+        'tsx',
+        '--max-old-space-size=4096',
+        '--conditions=development',
+        '--input-type=module',
+        '-r',
+        './setup.cjs',
+      ]),
+    ).toEqual(['--import', 'tsx', '--conditions=development', '-r', './setup.cjs'])
   })
 })

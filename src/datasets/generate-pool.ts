@@ -201,14 +201,38 @@ function emptyResult(count: number, withIds: boolean): BuiltPrompts {
 
 // The worker entry is JS in dist/ (Node 20 cannot start a .ts worker). Running from the
 // sources (vitest, tsx), a one-line shim registers tsx in the new thread first.
-// Workers inherit the process's flags; `--input-type` (a script run with `node -e`) stops them loading a file.
+// Workers get only the process flags that load code (a worker refuses per-process flags such as
+// `--trace-gc`, and `--input-type` from `node -e` stops it loading a file).
 function startWorker(workerData: PromptWorkerData): Worker {
   const here = import.meta.url
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'))
+  const execArgv = workerExecArgv(process.execArgv)
   if (!here.endsWith('.ts')) return new Worker(new URL('./random-worker.js', here), { workerData, execArgv })
   const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'))
   const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href
   const entry = new URL('./random-worker.ts', here).href
   const shim = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
   return new Worker(shim, { eval: true, workerData, execArgv })
+}
+
+const WORKER_FLAGS = [
+  '--conditions',
+  '-C',
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+]
+
+/** The flags of `argv` a worker thread needs and accepts: those that load code, with their values. */
+export function workerExecArgv(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const name = arg.split('=')[0]!
+    if (!WORKER_FLAGS.includes(name)) continue
+    out.push(arg)
+    if (!arg.includes('=') && i + 1 < argv.length) out.push(argv[++i]!)
+  }
+  return out
 }

@@ -1,12 +1,13 @@
 /**
  * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
  */
-import { mkdir, open, writeFile } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
+import { ensureDir, writeFileAtomic } from './write-safe.ts'
 
 /** Where {@link writeResult} puts a result: `--result-dir` joined with `--result-filename` or the default name. */
 export function resultPath(
@@ -32,10 +33,10 @@ export async function writeResult(
   naming: { label?: string; maxConcurrency?: number },
 ): Promise<string> {
   const path = resultPath(result, output, naming)
-  if (output.resultDir !== undefined) await mkdir(output.resultDir, { recursive: true })
+  if (output.resultDir !== undefined) await ensureDir(output.resultDir)
   const text = toPythonJson(resultForFile(result, output.saveDetailed))
   if (!output.appendResult) {
-    await writeFile(path, text, 'utf8')
+    await writeFileAtomic(path, text)
     return path
   }
   const file = await open(path, 'a+')
@@ -59,8 +60,8 @@ export async function writeSummaryJson(
 ): Promise<string> {
   const file = output.resultFilename ?? name
   const path = output.resultDir === undefined || isAbsolute(file) ? file : join(output.resultDir, file)
-  if (output.resultDir !== undefined) await mkdir(output.resultDir, { recursive: true })
-  await writeFile(path, toPythonJson(value), 'utf8')
+  if (output.resultDir !== undefined) await ensureDir(output.resultDir)
+  await writeFileAtomic(path, toPythonJson(value))
   return path
 }
 
@@ -81,15 +82,17 @@ function withSuffix(file: string, suffix: string): string {
 /** Writes a `--plot-dataset-stats` PNG next to `resultFile` (its folder is created); returns its path. */
 export async function writeDatasetStats(png: Uint8Array, resultFile: string): Promise<string> {
   const path = withSuffix(resultFile, '.dataset_stats.png')
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, png)
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, png)
   return path
 }
 
 /** Writes a `--plot-timeline` page next to `resultFile` (its folder is created); returns its path. */
 export async function writeTimeline(html: string, resultFile: string): Promise<string> {
   const path = timelinePath(resultFile)
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, html, 'utf8')
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, html)
   return path
 }
+
+export { checkOutputDestination } from './write-safe.ts'

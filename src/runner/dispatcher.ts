@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
 import type { RequestOutput } from '../config/records.ts'
+import { settleWithDrain } from './signals.ts'
 
 /** One scheduled request: when it arrives (seconds after the run start) and how to send it. */
 export interface DispatchItem<T> {
@@ -13,6 +14,8 @@ export interface DispatchOptions {
   /** Stops new sends; requests already in flight get `drainMs` to finish, then their signal aborts. */
   signal?: AbortSignal
   drainMs?: number
+  /** A second interrupt: abort the requests in flight without waiting out `drainMs`. */
+  forceSignal?: AbortSignal
   onRequestEnd?(done: number): void
 }
 
@@ -91,16 +94,16 @@ export async function dispatch<T>(
     )
   }
 
-  if (interrupted()) {
-    queue.clear()
-    const drained = Promise.all(pending).then(() => true)
-    const timer = sleep(options.drainMs ?? DEFAULT_DRAIN_MS, false, { ref: false })
-    if (!(await Promise.race([drained, timer]))) {
+  if (interrupted()) queue.clear()
+  await settleWithDrain(Promise.all(pending), {
+    signal: options.signal,
+    forceSignal: options.forceSignal,
+    drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
+    abortInFlight: () => {
       abortedInFlight = true
       for (const controller of inFlight) controller.abort(new Error('interrupted'))
-    }
-  }
-  await Promise.all(pending)
+    },
+  })
   return {
     results: results.filter((r): r is Dispatched => r !== undefined),
     startS,
@@ -109,9 +112,14 @@ export async function dispatch<T>(
   }
 }
 
+// Node fires a longer timer after 1 ms with a warning: a trace timestamp of 1e300 s must wait, not fire.
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
   try {
-    await sleep(ms, undefined, signal ? { signal } : undefined)
+    for (let left = ms; left > 0 && !signal?.aborted; left -= MAX_TIMER_MS) {
+      await sleep(Math.min(left, MAX_TIMER_MS), undefined, signal ? { signal } : undefined)
+    }
   } catch {
     // Aborted: the caller checks the signal.
   }

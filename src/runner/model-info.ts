@@ -22,10 +22,11 @@ export function endpointHeaders(endpoint: ResolvedEndpoint): Record<string, stri
  */
 export async function resolveServedModel(
   endpoint: ResolvedEndpoint,
+  timeoutMs?: number,
 ): Promise<{ served: ServedModel; requestModel: string }> {
   const served = endpoint.model
     ? { name: endpoint.model, id: endpoint.model }
-    : await fetchFirstModel(endpoint)
+    : await fetchFirstModel(endpoint, timeoutMs)
   return { served, requestModel: endpoint.servedModelName ?? served.name }
 }
 
@@ -38,6 +39,8 @@ export async function fetchFirstModel(endpoint: ResolvedEndpoint, timeoutMs = 30
       headers: endpointHeaders(endpoint),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
+      // undici's headersTimeout does not cover the first request on a fresh connection.
+      signal: AbortSignal.timeout(timeoutMs),
     })
     if (response.statusCode !== 200) {
       const text = await response.body.text()

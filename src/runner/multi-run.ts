@@ -38,7 +38,14 @@ export async function runMultiRun(config: BenchConfig, hooks: ModeHooks): Promis
     }
   }
   const results = outcomes.map((o) => o.result)
-  const summary = summariseRuns(results)
+  // An interrupted run stays in `runs` (marked `interrupted`) but is kept out of the statistics.
+  const complete = results.filter((r) => r.interrupted !== true)
+  if (complete.length < results.length) {
+    hooks.print(
+      `servebench: run ${results.length} was interrupted; the statistics cover the ${complete.length} complete runs\n`,
+    )
+  }
+  const summary = summariseRuns(complete)
   hooks.print(formatMultiRunSummary(summary))
   return { results, summary, interrupted }
 }

@@ -16,6 +16,7 @@ import { loadTokenizer } from '../tokenizer/index.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
+import { countOutputTokens } from './output-tokens.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import type { RunHooks, RunOutcome } from './run-benchmark.ts'
 import { startRunExtras } from './run-extras.ts'
@@ -177,7 +178,7 @@ export async function runMultiTurn(
         )
         if (!output) break
         const outputLen = output.success
-          ? (output.outputTokens ?? (await tokenizer.encode(output.generatedText)).length)
+          ? (output.outputTokens ?? (await countOutputTokens(output.generatedText, tokenizer)))
           : 0
         turnRecords.push({
           conversationId: conv.id,

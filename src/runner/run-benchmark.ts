@@ -21,17 +21,21 @@ import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders, resolveServedModel } from './model-info.ts'
+import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
 import { runMultiTurn } from './multi-turn.ts'
+import { countOutputTokens } from './output-tokens.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
-import { redactError, redactSecrets, secretsOf } from './redact.ts'
+import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
-import { startRunExtras } from './run-extras.ts'
+import { checkRunInputs } from './run-checks.ts'
+import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
   signal?: AbortSignal
+  /** A second interrupt: abort the requests in flight now instead of after the drain time. */
+  forceSignal?: AbortSignal
   /** Reuse one client across runs to keep its connections warm; the run closes only a client it created. */
   httpClient?: HttpClient
   /** Called after each measured request; `total` is the number scheduled. */
@@ -77,6 +81,10 @@ export async function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): P
   }
   // Deviation: a servebench key, last in the result, written only when the run was interrupted.
   if (outcome.interrupted) outcome.result.interrupted = true
+  // One redaction pass over all a run gives back: a server may echo a key in any text.
+  const secrets = secretsOf(config.endpoint)
+  redactDeep(outcome.result, secrets)
+  redactDeep(outcome.records, secrets)
   return { ...outcome, retries }
 }
 
@@ -86,36 +94,46 @@ async function runMeasured(
   retries: RetryStats,
 ): Promise<Omit<RunOutcome, 'retries'>> {
   const log = hooks.log ?? (() => {})
+  checkRunInputs(config)
   // Deviation: Rust resets only before sweep points; servebench before every run it makes.
   if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
   if (config.multiTurn) return runMultiTurn(config, hooks)
   const endpoint = config.endpoint
-  const { served, requestModel } = await resolveServedModel(endpoint)
+  // Every phase before the timed run gives way to an interrupt, which then sends nothing more.
+  const stop = hooks.signal
+  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config)), stop)
+  const { served, requestModel } = model === ABORTED ? unresolvedModel(endpoint) : model
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
-  const tokenizer = tokenizerId
-    ? await loadTokenizer({
-        id: tokenizerId,
-        named: config.tokenizer.id !== undefined,
-        baseUrl: endpoint.baseUrl,
-        model: requestModel,
-        headers: endpointHeaders(endpoint),
-        mode: config.tokenizer.mode,
-        trustRemoteCode: config.tokenizer.trustRemoteCode,
-      })
-    : undefined
+  const tokenizer = orUndefined(
+    tokenizerId && !stop?.aborted
+      ? await untilAborted(
+          loadTokenizer({
+            id: tokenizerId,
+            baseUrl: endpoint.baseUrl,
+            model: requestModel,
+            headers: endpointHeaders(endpoint),
+            mode: config.tokenizer.mode,
+            trustRemoteCode: config.tokenizer.trustRemoteCode,
+          }),
+          stop,
+        )
+      : undefined,
+  )
   // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
   const { chatTemplateKwargs } = config.tokenizer
-  const samples = fitMaxModelLen(
-    await generateRequests(config.dataset, {
-      ...(tokenizer ? { tokenizer } : {}),
-      numPrompts: config.numPrompts,
-      seed: config.seed,
-      backend: endpoint.backend,
-      ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
-    }),
-    config.maxModelLen,
-    log,
-  )
+  const generated = stop?.aborted
+    ? ABORTED
+    : await untilAborted(
+        generateRequests(config.dataset, {
+          ...(tokenizer ? { tokenizer } : {}),
+          numPrompts: config.numPrompts,
+          seed: config.seed,
+          backend: endpoint.backend,
+          ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
+        }),
+        stop,
+      )
+  const samples = generated === ABORTED ? [] : fitMaxModelLen(generated, config.maxModelLen, log)
   // One adapter per request, drawn before the run (Rust: after the warm-ups, from --seed).
   const loraModels = config.lora ? assignLoraModules(config.lora, samples.length, config.seed) : undefined
 
@@ -155,26 +173,34 @@ async function runMeasured(
   let monitor: ClientHealthMonitor | undefined
   try {
     const first = samples[0]
-    if (!first) throw new Error('The dataset produced no requests. This is a bug in servebench.')
+    if (!first && !stop?.aborted)
+      throw new Error('The dataset produced no requests. This is a bug in servebench.')
     const prefix = config.request.requestIdPrefix
-    if (config.readyCheckTimeoutS > 0) {
+    if (!first || stop?.aborted) {
+      // Interrupted before the timed run: no ready check, no warm-ups; the run sends nothing.
+    } else if (config.readyCheckTimeoutS > 0) {
       log('Starting initial single prompt test run...')
       await waitForEndpoint(
         (signal) => backend.send(toRequest(first, `${prefix}ready`, signal), client),
         config.readyCheckTimeoutS,
         hooks.signal ? { signal: hooks.signal } : {},
-      )
+      ).catch((error: unknown) => {
+        if (!stop?.aborted) throw error
+      })
       log('Initial test run completed.')
     } else {
       log('Skipping endpoint ready check.')
     }
-    if (config.numWarmups > 0) {
+    if (first && !stop?.aborted && config.numWarmups > 0) {
       log(`Warming up with ${config.numWarmups} requests...`)
       await dispatch(
         Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
         (i, signal) => backend.send(toRequest(first, `${prefix}warmup-${i}`, signal), client),
         withSignal(
-          { ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}) },
+          {
+            ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+            ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
+          },
           hooks.signal,
         ),
       )
@@ -196,7 +222,7 @@ async function runMeasured(
       Number.isFinite(config.load.requestRate) ||
       config.load.rampUp !== undefined ||
       traceOffsets !== undefined
-    const extras = await startRunExtras({
+    const extras = await startExtrasUnlessStopped(stop, {
       config,
       isPooling: backend.task === 'pooling',
       log,
@@ -225,6 +251,7 @@ async function runMeasured(
         {
           ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
           onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, samples.length),
+          ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
         },
         hooks.signal,
       ),
@@ -240,7 +267,7 @@ async function runMeasured(
       })
     }
     const durationS = outcome.endS - outcome.startS
-    const extra = await extras.finish({
+    const extra = await finishExtras(stop, extras, {
       startS: outcome.startS,
       durationS,
       records,
@@ -342,6 +369,22 @@ export function addClientKeys(
   for (const [key, value] of keys) result[key] = value
 }
 
+/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
+function lookupTimeoutMs(config: BenchConfig): number | undefined {
+  const limitsS = [config.request.timeoutS, config.request.readTimeoutS].filter((s) => s !== undefined)
+  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
+}
+
+/** The model of a run interrupted before `/v1/models` answered: `--model`, else unknown. */
+function unresolvedModel(endpoint: BenchConfig['endpoint']): { served: ServedModel; requestModel: string } {
+  const name = endpoint.model ?? 'unknown'
+  return { served: { name, id: name }, requestModel: endpoint.servedModelName ?? name }
+}
+
+function orUndefined<T>(value: T | typeof ABORTED): T | undefined {
+  return value === ABORTED ? undefined : value
+}
+
 /** Rust `--max-model-len`: drops the requests that do not fit; none left is an error. */
 function fitMaxModelLen(
   samples: SampleRequest[],
@@ -364,7 +407,7 @@ async function resolveOutputLen(output: RequestOutput, tokenizer: Tokenizer | un
   if (!output.success) return 0
   if (output.outputTokens) return output.outputTokens
   if (!tokenizer) return 1
-  return (await tokenizer.encode(output.generatedText)).length
+  return countOutputTokens(output.generatedText, tokenizer)
 }
 
 function withSignal<T extends object>(

@@ -5,6 +5,7 @@ import { readSpecDecodeCounters, type SpecDecodeCounters } from '../metrics/spec
 import { endpointHeaders } from './model-info.ts'
 
 const SCRAPE_TIMEOUT_MS = 10_000
+const MAX_METRICS_BYTES = 16 * 1024 * 1024
 
 /**
  * `GET {base}/metrics` (with the run's headers) and the speculative-decoding counters in it.
@@ -34,8 +35,20 @@ export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<str
       headersTimeout: SCRAPE_TIMEOUT_MS,
       bodyTimeout: SCRAPE_TIMEOUT_MS,
     })
-    const text = await response.body.text()
-    return response.statusCode === 200 ? text : undefined
+    if (response.statusCode !== 200) {
+      await response.body.dump()
+      return undefined
+    }
+    // A /metrics page is tens of KiB; a server that streams without end is dropped at the cap.
+    const chunks: Buffer[] = []
+    let bytes = 0
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk)
+      bytes += chunk.length
+      // Leaving the loop destroys the body through its iterator, with no stray 'error' event.
+      if (bytes > MAX_METRICS_BYTES) return undefined
+    }
+    return Buffer.concat(chunks).toString('utf8')
   } catch {
     return undefined
   }

@@ -123,9 +123,7 @@ export function runGeneration(
 
   const complete = (nowMs: number): void => {
     finished = true
-    ctx.counters.requestsFinished++
     ctx.metrics.e2e.observe((nowMs - receivedAtPerfMs) / 1000)
-    for (const choice of choices) ctx.metrics.requestSuccessTotal[choice.finishReason ?? 'length']++
     const usage = {
       promptTokens,
       completionTokens: choices.reduce((sum, c) => sum + c.generated, 0),
@@ -151,10 +149,19 @@ export function runGeneration(
   // Prefix caching follows single-sequence requests only (see docs/simulator.md).
   const promptTokenIds = request.choices.length === 1 ? request.choices[0]!.tokenIds : undefined
   const seq: EngineSequence = { promptTokens, width: choices.length, promptTokenIds, onToken }
+  // A success is a response handed over whole ('finish'); one reset by a fault or closed by the
+  // client before that is an abort, even when the engine had generated every token.
+  let delivered = false
+  res.on('finish', () => {
+    delivered = true
+    ctx.counters.requestsFinished++
+    for (const choice of choices) ctx.metrics.requestSuccessTotal[choice.finishReason ?? 'length']++
+  })
   res.on('close', () => {
+    if (delivered) return
+    ctx.counters.requestsAborted++
     if (finished) return
     finished = true
-    ctx.counters.requestsAborted++
     ctx.engine.abort(seq)
   })
   if (request.stream) {

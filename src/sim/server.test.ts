@@ -371,3 +371,26 @@ describe('timing record', () => {
     expect(sim.timings()).toEqual([])
   })
 })
+
+describe('what counts as a success', () => {
+  it('counts a stream reset by a fault as aborted, not as a success', async () => {
+    const own = await startSimulator({ ttftMs: 1, itlMs: 1 })
+    try {
+      own.setFaults([{ kind: 'reset', after: 1 }])
+      const before = (await getText(`${own.url}/metrics`)).text
+      const res = await request(`${own.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'cut me', max_tokens: 4, stream: true }),
+      })
+      await res.body.text().catch(() => '')
+      // The close is seen by the server a moment after the client.
+      await new Promise((r) => setTimeout(r, 50))
+      const after = (await getText(`${own.url}/metrics`)).text
+      const success = (t: string): number => metricValue(t, 'vllm:request_success_total')
+      expect(success(after) - success(before)).toBe(0)
+    } finally {
+      await own.close()
+    }
+  })
+})

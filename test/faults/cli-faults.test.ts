@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest'
 import { validateResultFile } from '../../src/report/schema/index.ts'
 import { startSimulator } from '../../src/sim/server.ts'
 import { runCli, test } from '../helpers.ts'
+import { spawnCli } from '../hostile/hostile-helpers.ts'
 import { startHttpServer } from '../server-helpers.ts'
 import { smallRunFlags } from './fault-helpers.ts'
 
@@ -24,20 +25,19 @@ describe('servebench serve under faults', () => {
     sim,
     tmpDir,
   }) => {
-    let pid = 0
-    const running = runCli(
-      [
-        'serve',
-        ...smallRunFlags(sim.url, ['--num-prompts', '200', '--request-rate', '20']),
-        '--save-result',
-        '--result-dir',
-        tmpDir,
-      ],
-      { onSpawn: (p) => (pid = p) },
-    )
-    await new Promise((r) => setTimeout(r, 2_500))
-    process.kill(pid, 'SIGTERM')
-    const run = await running
+    // Signalled once the timed run has started (1 s of 10 at 20 req/s), whatever the machine's speed.
+    const cli = spawnCli([
+      'serve',
+      ...smallRunFlags(sim.url, ['--num-prompts', '200', '--request-rate', '20']),
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+    ])
+    await cli.waitFor(/Starting main benchmark run/)
+    await new Promise((r) => setTimeout(r, 1_000))
+    cli.kill('SIGTERM')
+    const exit = await cli.exit
+    const run = { code: exit.code, stderr: cli.stderr() }
     expect(run.code).toBe(130)
     expect(run.stderr).toContain('SIGTERM received')
     const [result] = await readResults(tmpDir)
@@ -126,7 +126,8 @@ describe('secrets never leave the process', () => {
         ],
         { env: { OPENAI_API_KEY: KEY } },
       )
-      expect(run.code).toBe(0)
+      // No request succeeded: exit 1 (docs/errors.md).
+      expect(run.code).toBe(1)
       const [result] = await readResults(tmpDir)
       expect(result!.json).toMatchObject({ completed: 0, failed: 4 })
       expect((result!.json.errors as string[])[0]).toMatch(/^HTTP 401 Unauthorized/)
@@ -165,7 +166,8 @@ describe('secrets never leave the process', () => {
         ],
         { env: { OPENAI_API_KEY: KEY } },
       )
-      expect(run.code).toBe(0)
+      // No request succeeded: exit 1 (docs/errors.md).
+      expect(run.code).toBe(1)
       const [result] = await readResults(tmpDir)
       expect((result!.json.errors as string[])[0]).toBe(
         'HTTP 500 Internal Server Error: denied for Bearer [redacted] with [redacted]',

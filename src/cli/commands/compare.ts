@@ -38,11 +38,32 @@ async function readResult(path: string): Promise<{ path: string; result: Record<
       cause: error,
     })
   }
+  let result: Record<string, unknown>
   try {
-    return { path, result: parseResultText(text) }
+    result = parseResultText(text)
   } catch (error) {
     throw new ConfigError([{ path, message: (error as Error).message }])
   }
+  const missing = missingResultKeys(result)
+  if (missing.length > 0) {
+    throw new ConfigError([
+      {
+        path,
+        message: `is not a benchmark result (as written by servebench serve or vllm bench serve): it has no numeric ${missing.map((k) => `"${k}"`).join(' or ')}`,
+      },
+    ])
+  }
+  return { path, result }
+}
+
+/** The keys every result has (a generation, pooling or multi-turn run), that `result` lacks. */
+function missingResultKeys(result: Record<string, unknown>): string[] {
+  const isNumber = (value: unknown): boolean =>
+    typeof value === 'number' || value === 'inf' || value === 'nan' || value === '-inf'
+  const missing: string[] = []
+  if (!isNumber(result.duration)) missing.push('duration')
+  if (!isNumber(result.completed) && !isNumber(result.conversations_completed)) missing.push('completed')
+  return missing
 }
 
 /** Colour only on a terminal, and never when NO_COLOR is set to anything non-empty (no-color.org). */

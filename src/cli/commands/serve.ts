@@ -1,3 +1,4 @@
+import { streamLimitsFrom } from '../../backends/stream-limits.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
@@ -9,12 +10,19 @@ import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-p
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
 import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
+import {
+  checkOutputDestination,
+  resultPath,
+  writeDatasetStats,
+  writeResult,
+  writeTimeline,
+} from '../../report/write.ts'
 import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
 import { formatServeHelp } from '../help.ts'
+import { exitSoonAfterInterrupt, installInterrupts } from '../interrupts.ts'
 import { parseArgs } from '../parse-args.ts'
 import { createProgress } from '../progress.ts'
 import { runCompareCommand } from './compare.ts'
@@ -34,20 +42,16 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(`${JSON.stringify(dryRunJson(config), null, 2)}\n`)
     return EXIT_CODES.ok
   }
+  streamLimitsFrom(process.env) // A bad SERVEBENCH_MAX_* value is a usage error before anything is sent.
+  // Every output destination is checked before the first request (exit 2, nothing sent).
+  const { output } = config
+  if (output.saveResult || output.appendResult || output.plotTimeline || output.plotDatasetStats) {
+    await checkOutputDestination(output)
+  }
   printSetup(config)
 
-  const controller = new AbortController()
-  let interrupts = 0
-  const onSignal = (signal: NodeJS.Signals): void => {
-    interrupts++
-    if (interrupts > 1) process.exit(EXIT_CODES.interrupted)
-    console.error(
-      `\nservebench: ${signal} received: no new requests; waiting briefly for those in flight (again to quit now)`,
-    )
-    controller.abort()
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
+  const interrupts = installInterrupts((line) => console.error(line))
+  const signals = { signal: interrupts.signal, forceSignal: interrupts.forceSignal }
   const progress = createProgress(process.stderr, !config.disableTqdm)
   try {
     if (isModeRun(config)) {
@@ -60,15 +64,16 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
           console.error(`servebench: ${flag} applies to single runs only; no plot is written for this run`)
       }
       const code = await runServeModes(config, {
-        signal: controller.signal,
+        ...signals,
         log: (line) => console.log(line),
         onRequestEnd: (done, total) => progress.update(done, total),
       })
       progress.finish()
+      if (code === EXIT_CODES.interrupted) exitSoonAfterInterrupt()
       return code
     }
     const { result, records, task, interrupted, retries, clientHealth } = await runBenchmark(config, {
-      signal: controller.signal,
+      ...signals,
       log: (line) => console.log(line),
       onRequestEnd: (done, total) => progress.update(done, total),
     })
@@ -131,8 +136,12 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     for (const line of failures.lines) console.error(line)
     if (interrupted) {
       console.error(`servebench: interrupted; the result holds the ${records.length} requests that were sent`)
+      exitSoonAfterInterrupt()
       return EXIT_CODES.interrupted
     }
+    // A run in which no request succeeded measured nothing: exit 1, even within --fail-on-error-ratio.
+    const noneSucceeded = records.length > 0 && failed === records.length
+    if (noneSucceeded) return EXIT_CODES.verdictFailed
     const saturation = clientSaturationFailure(config, clientHealth?.saturated === true)
     if (saturation) {
       console.error(saturation)
@@ -140,8 +149,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     }
     return failures.failed ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    interrupts.dispose()
   }
 }
 

@@ -1,0 +1,88 @@
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect } from 'vitest'
+import { checkOutputDestination } from '../../src/report/write.ts'
+import { type ScriptServer, startScriptServer } from '../backends/script-server.ts'
+import { runCli, test } from '../helpers.ts'
+import { hostileFlags, neverAnswer } from './hostile-helpers.ts'
+
+let server: ScriptServer
+beforeEach(async () => {
+  server = await startScriptServer(neverAnswer)
+})
+afterEach(() => server.close())
+
+describe('an unwritable result destination is refused before any request', () => {
+  test('a file as --result-dir', async ({ tmpDir }) => {
+    const file = join(tmpDir, 'not-a-dir')
+    await writeFile(file, 'x')
+    const run = await runCli([...hostileFlags(server.baseUrl), '--save-result', '--result-dir', file])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      `servebench: --result-dir cannot be created as a folder: ${file} (or a folder above it) is a file\n`,
+    )
+    expect(server.requests).toHaveLength(0)
+  })
+
+  test('--result-filename .', async ({ tmpDir }) => {
+    const run = await runCli([
+      ...hostileFlags(server.baseUrl),
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+      '--result-filename',
+      '.',
+    ])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe('servebench: --result-filename must name a file (got ".")\n')
+    expect(server.requests).toHaveLength(0)
+  })
+
+  test('--result-filename naming an existing folder', async ({ tmpDir }) => {
+    await mkdir(join(tmpDir, 'sub'))
+    const run = await runCli([
+      ...hostileFlags(server.baseUrl),
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+      '--result-filename',
+      'sub',
+    ])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      `servebench: --result-filename names a folder, not a file: ${join(tmpDir, 'sub')}\n`,
+    )
+    expect(server.requests).toHaveLength(0)
+  })
+
+  test('--result-dir under /proc exits at once instead of hanging', async () => {
+    const run = await runCli(
+      [...hostileFlags(server.baseUrl), '--save-result', '--result-dir', '/proc/servebench'],
+      {
+        timeoutMs: 20_000,
+      },
+    )
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      'servebench: --result-dir cannot hold a result: /proc/servebench is under /proc, a pseudo-filesystem\n',
+    )
+    expect(server.requests).toHaveLength(0)
+  })
+
+  test.skipIf(process.getuid?.() === 0)('a read-only --result-dir', async ({ tmpDir }) => {
+    const dir = join(tmpDir, 'ro')
+    await mkdir(dir)
+    await chmod(dir, 0o500)
+    const run = await runCli([...hostileFlags(server.baseUrl), '--save-result', '--result-dir', dir])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(`servebench: --result-dir is not writable: permission denied in ${dir}\n`)
+    expect(server.requests).toHaveLength(0)
+    await chmod(dir, 0o700)
+  })
+
+  test('a writable --result-dir is created and left without check files', async ({ tmpDir }) => {
+    const dir = join(tmpDir, 'a', 'b')
+    await checkOutputDestination({ resultDir: dir })
+    expect(await readdir(dir)).toEqual([])
+  })
+})

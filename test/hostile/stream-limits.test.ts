@@ -1,0 +1,88 @@
+import type { ServerResponse } from 'node:http'
+import { afterEach, describe, expect, test } from 'vitest'
+import {
+  DEFAULT_STREAM_LIMITS,
+  eventTooLargeMessage,
+  outputTooLargeMessage,
+  STREAM_LIMIT_ENV,
+} from '../../src/backends/stream-limits.ts'
+import { runBenchmark } from '../../src/runner/run-benchmark.ts'
+import { type CapturedRequest, type ScriptServer, sse, startScriptServer } from '../backends/script-server.ts'
+import { configFrom } from '../faults/fault-helpers.ts'
+
+const RSS_LIMIT_BYTES = 500 * 1024 * 1024
+
+let server: ScriptServer | undefined
+afterEach(async () => {
+  await server?.close()
+  delete process.env[STREAM_LIMIT_ENV.maxEventBytes]
+  delete process.env[STREAM_LIMIT_ENV.maxOutputChars]
+})
+
+/** Writes `piece` forever, as fast as the client reads, until the client goes away; 404 off the generation path. */
+function endless(request: CapturedRequest, response: ServerResponse, piece: string): void {
+  if (!request.url.startsWith('/v1/completions')) {
+    response.writeHead(404).end()
+    return
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream' })
+  const write = (): void => {
+    while (!response.destroyed && response.write(piece)) {}
+    if (!response.destroyed) response.once('drain', write)
+  }
+  response.on('close', () => response.removeAllListeners('drain'))
+  write()
+}
+
+function runAgainst(baseUrl: string): ReturnType<typeof runBenchmark> {
+  return runBenchmark(
+    configFrom([
+      '--base-url',
+      baseUrl,
+      '--model',
+      'hostile/model',
+      '--tokenizer',
+      'cl100k_base',
+      '--random-input-len',
+      '16',
+      '--random-output-len',
+      '4',
+      '--num-prompts',
+      '2',
+    ]),
+  )
+}
+
+describe('a stream that never ends its line', () => {
+  test('fails each request at the default event limit, with memory bounded', async () => {
+    server = await startScriptServer((request, response) =>
+      endless(request, response, `data: ${'a'.repeat(65_535)}`),
+    )
+    const { result, records } = await runAgainst(server.baseUrl)
+    expect(result.completed + result.failed).toBe(2)
+    expect(result.failed).toBe(2)
+    for (const record of records)
+      expect(record.error).toBe(eventTooLargeMessage(DEFAULT_STREAM_LIMITS.maxEventBytes))
+    expect(process.memoryUsage().rss).toBeLessThan(RSS_LIMIT_BYTES)
+  })
+
+  test('honours a configured event limit', async () => {
+    process.env[STREAM_LIMIT_ENV.maxEventBytes] = String(256 * 1024)
+    server = await startScriptServer((request, response) =>
+      endless(request, response, `: ${'b'.repeat(4_094)}`),
+    )
+    const { result, records } = await runAgainst(server.baseUrl)
+    expect(result.failed).toBe(2)
+    expect(records[0]!.error).toBe(eventTooLargeMessage(256 * 1024))
+  })
+
+  test('stops keeping text at the configured output limit', async () => {
+    process.env[STREAM_LIMIT_ENV.maxOutputChars] = '100000'
+    server = await startScriptServer((request, response) =>
+      endless(request, response, sse({ choices: [{ text: 'word '.repeat(1_000) }] })),
+    )
+    const { result, records } = await runAgainst(server.baseUrl)
+    expect(result.failed).toBe(2)
+    expect(records[0]!.error).toBe(outputTooLargeMessage(100_000))
+  })
+})
