@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { validateResultFile } from '../../src/report/schema/index.ts'
 import { startSimulator } from '../../src/sim/server.ts'
-import { runCli, test } from '../helpers.ts'
+import { runCli, test, untilFinished } from '../helpers.ts'
 import { startHttpServer } from '../server-helpers.ts'
 import { smallRunFlags } from './fault-helpers.ts'
 
@@ -35,7 +35,7 @@ describe('servebench serve under faults', () => {
       ],
       { onSpawn: (p) => (pid = p) },
     )
-    await new Promise((r) => setTimeout(r, 2_500))
+    await untilFinished(sim, 3)
     process.kill(pid, 'SIGTERM')
     const run = await running
     expect(run.code).toBe(130)
