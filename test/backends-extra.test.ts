@@ -16,8 +16,8 @@ import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { test } from './helpers.ts'
 
 // Fixed simulator timing (helpers.ts): the first token 40 ms after the body was read, then one every 10 ms.
+// Only lower bounds here (a load only adds time); serial/backends-timings.test.ts checks the medians.
 const TTFT_MS = 40
-const ITL_MS = 10
 
 function configFor(backend: BackendName, baseUrl: string, pooling: boolean): BenchConfig {
   const config: BenchConfig = defaultBenchConfig()
@@ -75,7 +75,6 @@ describe('pooling backends against the simulator', () => {
       // usage.prompt_tokens replaces the dataset's length; the simulator counts with the same encoding.
       expect(result.total_input_tokens).toBe((result.input_lens as number[]).reduce((a, b) => a + b, 0))
       expect(Math.min(...(result.latencies as number[]))).toBeGreaterThanOrEqual(TTFT_MS / 1000)
-      expect(result.median_e2el_ms as number).toBeLessThan(TTFT_MS + 40)
       expect(Object.keys(result).filter((k) => k.endsWith('_ms'))).toEqual([
         'mean_e2el_ms',
         'median_e2el_ms',
@@ -131,8 +130,6 @@ describe('generation backends against the simulator', () => {
     validFile(result)
     expect(result.total_output_tokens).toBe(12 * 8)
     expect(Math.min(...(result.ttfts as number[]))).toBeGreaterThanOrEqual(TTFT_MS / 1000)
-    expect(result.median_itl_ms as number).toBeGreaterThan(ITL_MS - 3)
-    expect(result.median_itl_ms as number).toBeLessThan(ITL_MS + 5)
     expect((result.generated_texts as string[])[0]!.length).toBeGreaterThan(0)
     expect(result.rtfx).toBe(0)
   })

@@ -52,14 +52,10 @@ describe('servebench serve against the simulator', () => {
       max_concurrency: 8,
     })
     expect(result.total_output_tokens).toBe(40 * 16)
-    // The simulator writes the first token 40 ms after reading the request and one token every 10 ms.
-    // Tolerance: loopback, parsing and a shared 2-core machine add a few ms; never less than configured.
+    // The simulator writes the first token 40 ms after reading the request: a load can only add to it.
+    // How close the medians come to the configured timings is checked in serial/cli-serve-timings.test.ts.
     const ttfts = result.ttfts as number[]
     expect(Math.min(...ttfts)).toBeGreaterThanOrEqual(0.04)
-    expect(result.median_ttft_ms as number).toBeLessThan(40 + 15)
-    expect(result.median_itl_ms as number).toBeGreaterThan(10 - 3)
-    expect(result.median_itl_ms as number).toBeLessThan(10 + 3)
-    expect(result.median_tpot_ms as number).toBeCloseTo(10, 0)
     expect(result.request_goodput as number).toBeGreaterThan(0)
     const latencies = result.latencies as number[]
     const itls = result.itls as number[][]

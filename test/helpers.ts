@@ -95,3 +95,12 @@ export async function readJsonFiles(dir: string): Promise<Record<string, Record<
   for (const name of await readdir(dir)) out[name] = JSON.parse(await readFile(join(dir, name), 'utf8'))
   return out
 }
+
+/**
+ * Resolves once the simulator has finished `count` requests (the CLI's ready check is the first).
+ * Tests that interrupt a run wait on this rather than on a fixed delay, which a busy machine can
+ * outlast before the run has sent anything.
+ */
+export async function untilFinished(sim: SimServer, count: number): Promise<void> {
+  while (sim.stats().requestsFinished < count) await new Promise((resolve) => setTimeout(resolve, 20))
+}

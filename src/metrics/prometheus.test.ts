@@ -87,6 +87,16 @@ describe('parsePrometheusText', () => {
     )
   })
 
+  it('ends lines only at \\n: HELP text keeps U+2028, U+2029 and a lone CR', () => {
+    // Found by the HELP round trip above: a regex `.` stops at U+2028, which dropped the line.
+    const text =
+      '# HELP a_total one\u2028two\n# HELP b_total x\u2029y\rz\n# TYPE a_total counter\na_total 1\n'
+    const parsed = parsePrometheusText(text)
+    expect(parsed.help).toEqual({ a_total: 'one\u2028two', b_total: 'x\u2029y\rz' })
+    expect(parsed.types).toEqual({ a_total: 'counter' })
+    expect(parsed.samples).toEqual([{ name: 'a_total', labels: {}, value: 1 }])
+  })
+
   it('reads a vLLM-style histogram into cumulative buckets, sum and count per label set', () => {
     const text = [
       '# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.',

@@ -83,7 +83,8 @@ export function histogramSeries(exposition: PrometheusExposition, name: string):
 }
 
 function readComment(line: string, out: PrometheusExposition): void {
-  const match = /^#[ \t]+(HELP|TYPE)[ \t]+([^ \t]+)(?:[ \t](.*))?$/.exec(line)
+  // Lines end only at \n (the text format's rule): `s` lets `.` match U+2028, U+2029 and a lone CR.
+  const match = /^#[ \t]+(HELP|TYPE)[ \t]+([^ \t]+)(?:[ \t](.*))?$/s.exec(line)
   // Any other comment is free text.
   if (!match) return
   const [, keyword, name, rest = ''] = match

@@ -13,7 +13,7 @@ function output(): RequestOutput {
     ttftS: 0,
     itlS: [],
     latencyS: 0,
-    startTimeS: performance.now() / 1000,
+    startTimeS: 0,
   }
 }
 

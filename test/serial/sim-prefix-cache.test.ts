@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { defaultBenchConfig } from '../src/config/defaults.ts'
-import { runBenchmark } from '../src/runner/run-benchmark.ts'
-import type { SimOptions } from '../src/sim/options.ts'
-import { startSimulator } from '../src/sim/server.ts'
+import { defaultBenchConfig } from '../../src/config/defaults.ts'
+import { runBenchmark } from '../../src/runner/run-benchmark.ts'
+import type { SimOptions } from '../../src/sim/options.ts'
+import { startSimulator } from '../../src/sim/server.ts'
 
 // The same prompt lengths, with and without a long shared prefix, through the real client. The
 // simulator's prefill is made expensive so that skipping cached blocks shows in TTFT.

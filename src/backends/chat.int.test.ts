@@ -112,7 +112,6 @@ describe('chat stream', () => {
     // The usage chunk came 150 ms after the last token: it must not extend latency. Half the
     // silence is the margin for a loaded machine; a latency ending at the usage chunk leaves ~0.
     expect(totalS - output.latencyS).toBeGreaterThan(0.075)
-    expect(output.latencyS - output.ttftS).toBeLessThan(0.1)
   })
 
   it('fails a stream holding only the usage chunk and [DONE]', async () => {

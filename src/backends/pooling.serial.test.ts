@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { onQuietMachine } from '../../test/serial/cpu-share.ts'
 import { buildEmbeddingsBody, buildEmbeddingsChatBody } from './embeddings.ts'
 import { HttpClient } from './http.ts'
 import { BACKENDS } from './index.ts'
@@ -108,16 +109,20 @@ describe('pooling timing and errors against a local server', () => {
     await new Promise((resolve) => server.close(resolve))
   })
 
-  it('times to the response headers, then reads usage.prompt_tokens from the body', async () => {
+  it('times to the response headers, then reads usage.prompt_tokens from the body', async ({ skip }) => {
     bodies = []
-    const out = await poolingBackend.send(request({ url: `${base}/pooling`, promptList: ['a', 'b'] }), client)
+    const { result: out, busy } = await onQuietMachine(() =>
+      poolingBackend.send(request({ url: `${base}/pooling`, promptList: ['a', 'b'] }), client),
+    )
     expect(out.success).toBe(true)
     expect(out.error).toBe('')
     expect(out.latencyS).toBe(out.ttftS)
-    expect(out.latencyS).toBeLessThan(0.15)
     expect(out.promptLen).toBe(42)
     expect(out.numInputSequences).toBe(2)
     expect(bodies).toEqual([{ model: 'm', input: ['a', 'b'], truncate_prompt_tokens: -1 }])
+    // The body comes 150 ms after the headers; on a busy machine a late read can pass 150 ms anyway.
+    if (busy) return skip(busy)
+    expect(out.latencyS).toBeLessThan(0.15)
   })
 
   it('counts rerank documents as its input sequences', async () => {

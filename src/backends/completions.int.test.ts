@@ -161,7 +161,6 @@ describe('completions stream', () => {
     const sumItl = output.itlS.reduce((a, b) => a + b, 0)
     expect(Math.abs(output.latencyS - output.ttftS - sumItl)).toBeLessThan(1e-9)
     expect(output.ttftS).toBeGreaterThanOrEqual(0.06 - 0.001)
-    expect(output.latencyS - output.ttftS).toBeLessThan(0.1)
     expect(totalS - output.latencyS).toBeGreaterThan(0.06)
   })
 

