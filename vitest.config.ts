@@ -19,6 +19,9 @@ const SEEDED = 'test/setup/fast-check.ts'
 
 export default defineConfig({
   test: {
+    // Two files at a time on a 2-core machine (Vitest's default is one there): the e2e files spend
+    // most of their time waiting on the CLI and Vitest processes they start.
+    maxWorkers: 2,
     projects: [
       {
         test: {

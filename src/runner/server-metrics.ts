@@ -4,7 +4,8 @@ import { parsePrometheusText } from '../metrics/prometheus.ts'
 import { readSpecDecodeCounters, type SpecDecodeCounters } from '../metrics/spec-decode.ts'
 import { endpointHeaders } from './model-info.ts'
 
-const SCRAPE_TIMEOUT_MS = 10_000
+// A /metrics page answers in milliseconds; waiting longer only delays the run (and a stop signal).
+const SCRAPE_TIMEOUT_MS = 5_000
 const MAX_METRICS_BYTES = 16 * 1024 * 1024
 
 /**
