@@ -106,7 +106,8 @@ async function measureValid(
   measure: MeasureRound,
 ): Promise<{ outcome: RunOutcome; invalid?: string }> {
   for (let attempt = 0; ; attempt++) {
-    const outcome = await measure(config)
+    // A retry gets prompts of its own: the same ones again would hit the server's prefix cache.
+    const outcome = await measure(attempt === 0 ? config : { ...config, seed: config.seed + 500 + attempt })
     const health = clientHealthOf(outcome.result as ServeBenchResult)
     if (!health?.saturated || outcome.interrupted) return { outcome }
     if (attempt >= retries) return { outcome, invalid: health.reasons.join('; ') }
