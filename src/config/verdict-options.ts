@@ -134,15 +134,8 @@ export function resolveVerdictOptions(options: unknown, where: string): Resolved
       }
     }
   }
-  if (o.inconclusive !== undefined) {
-    if (POLICIES.includes(o.inconclusive as InconclusivePolicy))
-      out.inconclusive = o.inconclusive as InconclusivePolicy
-    else
-      issues.push({
-        path: at('.inconclusive'),
-        message: `must be 'point', 'fail' or 'warn' (got ${describe(o.inconclusive)})`,
-      })
-  }
+  const inconclusive = choice(o, 'inconclusive', POLICIES, at, issues)
+  if (inconclusive !== undefined) out.inconclusive = inconclusive
   if (o.abortOnFail !== undefined) {
     if (typeof o.abortOnFail === 'boolean') out.abortOnFail = o.abortOnFail
     else
@@ -151,15 +144,8 @@ export function resolveVerdictOptions(options: unknown, where: string): Resolved
         message: `must be true or false (got ${describe(o.abortOnFail)})`,
       })
   }
-  if (o.clientCheck !== undefined) {
-    if (CLIENT_CHECK_MODES.includes(o.clientCheck as ClientCheckMode))
-      out.clientCheck = o.clientCheck as ClientCheckMode
-    else
-      issues.push({
-        path: at('.clientCheck'),
-        message: `must be 'fail', 'warn' or 'off' (got ${describe(o.clientCheck)})`,
-      })
-  }
+  const clientCheck = choice(o, 'clientCheck', CLIENT_CHECK_MODES, at, issues)
+  if (clientCheck !== undefined) out.clientCheck = clientCheck
   for (const key of ['retryInvalid', 'baselineRuns'] as const) {
     const v = o[key]
     if (v === undefined) continue
@@ -173,6 +159,24 @@ export function resolveVerdictOptions(options: unknown, where: string): Resolved
   }
   if (issues.length > 0) throw new ConfigError(issues)
   return out
+}
+
+// One of `values`, or an issue that lists them.
+function choice<T extends string>(
+  o: Record<string, unknown>,
+  key: string,
+  values: readonly T[],
+  at: (path: string) => string,
+  issues: ConfigIssue[],
+): T | undefined {
+  const v = o[key]
+  if (v === undefined || values.includes(v as T)) return v as T | undefined
+  const listed = values.map((x) => `'${x}'`)
+  issues.push({
+    path: at(`.${key}`),
+    message: `must be ${listed.slice(0, -1).join(', ')} or ${listed.at(-1)} (got ${describe(v)})`,
+  })
+  return undefined
 }
 
 function describe(v: unknown): string {

@@ -3,8 +3,9 @@ import type { RequestRecord } from '../config/records.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
-import { buildResult, type ResultSetup } from '../report/result-json.ts'
+import { buildResult } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
+import { resultSetup } from './result-setup.ts'
 import { addClientKeys, type RunOutcome } from './run-benchmark.ts'
 
 /**
@@ -41,7 +42,13 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     retries.retriedRequests += round.retries.retriedRequests
     retries.recovered += round.retries.recovered
   }
-  const setup = setupOf(config, first.result, records.length)
+  // The first round's setup keys, with every request counted.
+  const setup = resultSetup(config, {
+    date: String(first.result.date),
+    modelId: String(first.result.model_id),
+    tokenizerId: (first.result.tokenizer_id as string | null) ?? null,
+    numPrompts: records.length,
+  })
   const interrupted = rounds.some((r) => r.interrupted)
   const shared = {
     durationS,
@@ -83,23 +90,5 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     interrupted,
     retries,
     ...(clientHealth ? { clientHealth } : {}),
-  }
-}
-
-// The setup keys of the merged result: the first round's, with every request counted.
-function setupOf(config: BenchConfig, first: BenchResult, numPrompts: number): ResultSetup {
-  return {
-    date: String(first.date),
-    backend: config.endpoint.backend,
-    ...(config.label !== undefined ? { label: config.label } : {}),
-    modelId: String(first.model_id),
-    tokenizerId: (first.tokenizer_id as string | null) ?? null,
-    numPrompts,
-    numWarmups: config.numWarmups,
-    metadata: config.metadata,
-    requestRate: config.load.requestRate,
-    burstiness: config.load.burstiness,
-    ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-    ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
   }
 }

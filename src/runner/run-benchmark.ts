@@ -27,6 +27,7 @@ import { countOutputTokens } from './output-tokens.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
+import { resultSetup } from './result-setup.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
@@ -273,20 +274,12 @@ async function runMeasured(
       records,
       ratesPerS: schedule.ratesPerS,
     })
-    const setup = {
+    const setup = resultSetup(config, {
       date: formatDate(new Date()),
-      backend: endpoint.backend,
-      ...(config.label !== undefined ? { label: config.label } : {}),
       modelId: served.id,
       tokenizerId,
       numPrompts: config.numPrompts,
-      numWarmups: config.numWarmups,
-      metadata: config.metadata,
-      requestRate: config.load.requestRate,
-      burstiness: config.load.burstiness,
-      ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-      ...(config.load.rampUp ? { rampUp: config.load.rampUp } : {}),
-    }
+    })
     if (backend.task === 'pooling') {
       const pooling = calculatePoolingMetrics(records, {
         durationS,
