@@ -1,3 +1,4 @@
+import { strict as assert } from 'node:assert'
 import type { RunnerTestCase } from 'vitest'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import type { ResolvedVerdictOptions } from '../../config/verdict-options.ts'
@@ -45,6 +46,7 @@ export async function runInRounds(input: {
   let size = config.numPrompts
   let invalid: string | undefined
   let wantsBaseline = false
+  let merged: RunOutcome | undefined
   const warnings: string[] = []
   const valid = async (c: BenchConfig): Promise<{ outcome: RunOutcome; invalid?: string }> => {
     const measured = await measureValid(c, options.clientCheck === 'fail' ? options.retryInvalid : 0, measure)
@@ -62,7 +64,7 @@ export async function runInRounds(input: {
     invalid ??= measured.invalid
     requests += measured.outcome.records.length
     seconds += measured.outcome.result.duration
-    const merged = mergeRounds(config, rounds)
+    merged = mergeRounds(config, rounds)
     meta.result = merged.result
     meta.interrupted = merged.interrupted
     // A multi-turn run's records are conversations: it is judged on its one round.
@@ -79,17 +81,14 @@ export async function runInRounds(input: {
     if (!(affordable >= 1) || probe.neededRequests - requests > affordable) break
     size = Math.min(affordable, Math.max(Math.ceil(config.numPrompts / 2), probe.neededRequests - requests))
   }
-  const outcome = mergeRounds(config, rounds)
+  assert(merged, 'runInRounds measured no round. This is a bug in servebench.')
+  const outcome = merged
   const baselineRuns: ServeBenchResult[] = []
   if (wantsBaseline && !invalid && !outcome.interrupted) {
     // Replicates of the whole first round with seeds of their own, so a warm prefix cache on the
     // server does not make them faster than the runs they will be compared with.
     for (let i = 1; i < options.baselineRuns; i++) {
-      const replicate = await measureValid(
-        { ...config, seed: config.seed + 1000 + i },
-        options.retryInvalid,
-        measure,
-      )
+      const replicate = await valid({ ...config, seed: config.seed + 1000 + i })
       if (replicate.invalid) {
         invalid = replicate.invalid
         break
