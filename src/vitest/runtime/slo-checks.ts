@@ -1,17 +1,22 @@
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import type { RequestRecord } from '../../config/records.ts'
+import type { BlockedRun } from '../../metrics/block-bootstrap.ts'
 import { type BoundCheck, checkProportionBound, checkStatisticBound } from '../../metrics/bound-check.ts'
 import { isGood } from '../../metrics/goodput.ts'
 import { windowRuns } from '../../metrics/window-throughput.ts'
-import type { GoodputExpectation, ServeBenchResult, SloSpec, VerdictCheck } from '../shared/meta.ts'
+import type {
+  GoodputExpectation,
+  LatencyBounds,
+  ServeBenchResult,
+  SloSpec,
+  VerdictCheck,
+} from '../shared/meta.ts'
 import {
   blockedLatencySamples,
   failedCount,
   intendedSamplesMs,
   isBenchResult,
   LATENCY_METRICS,
-  type LatencyMetric,
-  latencySamplesMs,
   METRIC_LABELS,
   requestCount,
   statisticOf,
@@ -32,12 +37,10 @@ export function checkSlo(result: ServeBenchResult, slo: SloSpec, confidence: num
   const checks: VerdictCheck[] = []
   for (const metric of LATENCY_METRICS) {
     const bounds = slo[metric]
-    if (!bounds) continue
-    const samples = latencySamplesMs(result, metric as LatencyMetric)
-    for (const [stat, limit] of Object.entries(bounds)) {
-      if (limit === undefined) continue
-      checks.push(latencyCheck(result, metric, samples, stat, limit, confidence))
-    }
+    if (bounds)
+      checks.push(
+        ...boundChecks(METRIC_LABELS[metric], blockedLatencySamples(result, metric), bounds, confidence),
+      )
   }
   for (const [key, base] of [
     ['intendedTtft', 'ttft'],
@@ -50,21 +53,7 @@ export function checkSlo(result: ServeBenchResult, slo: SloSpec, confidence: num
       values: intendedSamplesMs(result, base),
       blocks: blockedLatencySamples(result, base).blocks,
     }
-    for (const [stat, limit] of Object.entries(bounds)) {
-      if (limit === undefined) continue
-      const label = `${stat} ${METRIC_LABELS[base]} from intended send`
-      if (run.values.length === 0) {
-        checks.push({ metric: label, actual: Number.NaN, limit, unit: 'ms', pass: false, verdict: 'fail' })
-        continue
-      }
-      const actual = statisticOf(stat)!(run.values)
-      checks.push(
-        judged(
-          { metric: label, actual, limit, unit: 'ms', pass: actual <= limit },
-          checkStatisticBound(run, stat, limit, { kind: 'max', confidence }),
-        ),
-      )
-    }
+    checks.push(...boundChecks(`${METRIC_LABELS[base]} from intended send`, run, bounds, confidence))
   }
   for (const key of ['requestThroughput', 'outputThroughput'] as const) {
     const bound = slo[key]
@@ -163,24 +152,31 @@ export function checkGoodput(
   return { checks, good, total }
 }
 
-function latencyCheck(
-  result: ServeBenchResult,
-  metric: LatencyMetric,
-  samples: number[],
-  stat: string,
-  limit: number,
+// Each statistic's bound on one latency sample (ms), decided with its interval.
+function boundChecks(
+  what: string,
+  run: BlockedRun,
+  bounds: LatencyBounds,
   confidence: number,
-): VerdictCheck {
-  const label = `${stat} ${METRIC_LABELS[metric]}`
-  if (samples.length === 0) {
-    return { metric: label, actual: Number.NaN, limit, unit: 'ms', pass: false, verdict: 'fail' }
+): VerdictCheck[] {
+  const checks: VerdictCheck[] = []
+  const values = Array.from(run.values)
+  for (const [stat, limit] of Object.entries(bounds)) {
+    if (limit === undefined) continue
+    const metric = `${stat} ${what}`
+    if (values.length === 0) {
+      checks.push({ metric, actual: Number.NaN, limit, unit: 'ms', pass: false, verdict: 'fail' })
+      continue
+    }
+    const actual = statisticOf(stat)!(values)
+    checks.push(
+      judged(
+        { metric, actual, limit, unit: 'ms', pass: actual <= limit },
+        checkStatisticBound(run, stat, limit, { kind: 'max', confidence }),
+      ),
+    )
   }
-  const actual = statisticOf(stat)!(samples)
-  const base = { metric: label, actual, limit, unit: 'ms', pass: actual <= limit }
-  return judged(
-    base,
-    checkStatisticBound(blockedLatencySamples(result, metric), stat, limit, { kind: 'max', confidence }),
-  )
+  return checks
 }
 
 type BareCheck = Omit<VerdictCheck, 'verdict'>
