@@ -105,16 +105,28 @@ export function familyStatistics(
   const statistics: Array<[string, number]> = []
   for (const family of PERCENTILE_METRICS) {
     if (!options.percentileMetrics.includes(family) || !applies(family)) continue
-    const samples = familySamples(ok, family)
-    const sorted = Float64Array.from(samples).sort()
-    statistics.push(
-      [`mean_${family}_ms`, mean(samples) * 1000],
-      [`median_${family}_ms`, medianSorted(sorted) * 1000],
-      [`std_${family}_ms`, std(samples) * 1000],
-    )
-    for (const p of options.metricPercentiles) {
-      statistics.push([`${percentileKey(p)}_${family}_ms`, percentileSorted(sorted, p) * 1000])
-    }
+    statistics.push(...msStatistics(family, familySamples(ok, family), options.metricPercentiles))
+  }
+  return statistics
+}
+
+/**
+ * Python's keys of one family of samples in seconds, in ms and in Python's order:
+ * `mean_<family>_ms`, `median_…`, `std_…`, then `p<NN>_…` for each percentile.
+ */
+export function msStatistics(
+  family: string,
+  samples: readonly number[],
+  metricPercentiles: readonly number[],
+): Array<[string, number]> {
+  const sorted = Float64Array.from(samples).sort()
+  const statistics: Array<[string, number]> = [
+    [`mean_${family}_ms`, mean(samples) * 1000],
+    [`median_${family}_ms`, medianSorted(sorted) * 1000],
+    [`std_${family}_ms`, std(samples) * 1000],
+  ]
+  for (const p of metricPercentiles) {
+    statistics.push([`${percentileKey(p)}_${family}_ms`, percentileSorted(sorted, p) * 1000])
   }
   return statistics
 }

@@ -5,8 +5,7 @@
  * the clock late and hide the wait; measured from the intended time they do not. Pure.
  */
 import type { RequestRecord } from '../config/records.ts'
-import { percentileKey } from './calculate.ts'
-import { mean, medianSorted, percentileSorted, std } from './percentile.ts'
+import { msStatistics } from './calculate.ts'
 
 /** The two intended-time families, as they appear in result keys (`p99_intended_ttft_ms`). */
 export type IntendedFamily = 'intended_ttft' | 'intended_e2el'
@@ -30,15 +29,7 @@ export function intendedStatistics(
   const delays = intendedDelaysS(ok)
   for (const family of options.families) {
     const samples = ok.map((r, i) => (family === 'intended_ttft' ? r.ttftS : r.latencyS) + delays[i]!)
-    const sorted = Float64Array.from(samples).sort()
-    statistics.push(
-      [`mean_${family}_ms`, mean(samples) * 1000],
-      [`median_${family}_ms`, medianSorted(sorted) * 1000],
-      [`std_${family}_ms`, std(samples) * 1000],
-    )
-    for (const p of options.metricPercentiles) {
-      statistics.push([`${percentileKey(p)}_${family}_ms`, percentileSorted(sorted, p) * 1000])
-    }
+    statistics.push(...msStatistics(family, samples, options.metricPercentiles))
   }
   return statistics
 }
