@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { vi } from 'vitest'
 import { startHttpServer } from './server-helpers.ts'
 
 /** One repository the fake hub serves. */
@@ -186,4 +187,17 @@ function json(res: ServerResponse, status: number, body: unknown): ServerRespons
   const text = JSON.stringify(body)
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
   return res.end(text)
+}
+
+/**
+ * Points the Hugging Face variables at `hub` with `home` as HF_HOME, and clears those that would
+ * send requests elsewhere (a token, offline mode, another cache). Undone by `vi.unstubAllEnvs()`.
+ */
+export function stubHubEnv(hub: Pick<FakeHub, 'endpoint' | 'datasetsServer'>, home: string): void {
+  vi.stubEnv('HF_HOME', home)
+  vi.stubEnv('HF_HUB_CACHE', '')
+  vi.stubEnv('HF_ENDPOINT', hub.endpoint)
+  vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
+  vi.stubEnv('HF_TOKEN', '')
+  vi.stubEnv('HF_HUB_OFFLINE', '')
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flacFile, mp3File, wavFile } from '../../test/audio-fixtures.ts'
-import { type FakeHub, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import { writeParquet } from '../../test/parquet-writer.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
@@ -61,12 +61,7 @@ describe('hf ASR families from the hub', () => {
         },
       ],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()
@@ -275,12 +270,7 @@ describe('hf Earnings22-Cleaned-AA from the hub', () => {
         },
       ],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()

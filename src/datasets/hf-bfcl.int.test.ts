@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import { buildChatBody } from '../backends/chat.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
@@ -39,12 +39,7 @@ describe('hf BFCL (gorilla-llm/Berkeley-Function-Calling-Leaderboard)', { timeou
     hub = await startFakeHub({
       repos: [{ type: 'dataset', id: BFCL_ID, commit: COMMIT, files: { ...files, 'README.md': '# BFCL' } }],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { parquetReadObjects } from 'hyparquet'
 import { encode as encodeJpeg } from 'jpeg-js'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, type FakeRepo, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, type FakeRepo, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import { IMAGE_TYPE, writeParquet } from '../../test/parquet-writer.ts'
 import { buildChatBody } from '../backends/chat.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
@@ -143,12 +143,7 @@ describe('hf image and video families from the hub', () => {
         }),
       ],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()

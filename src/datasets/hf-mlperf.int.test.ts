@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import { writeParquet } from '../../test/parquet-writer.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
@@ -55,12 +55,7 @@ describe('hf MLPerf (mgoin/mlperf-inference-*)', { timeout: 30_000 }, () => {
         parquetExport: { 'default/train/0000.parquet': shard },
       })),
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, sha256, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, sha256, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import { writeParquet } from '../../test/parquet-writer.ts'
 import type { HfDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
@@ -60,12 +60,7 @@ describe('hf datasets from the hub', () => {
         },
       ],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, sha256, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, sha256, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import type { ShareGptDatasetConfig } from '../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { isValidSequence } from './hub-sampling.ts'
@@ -201,11 +201,7 @@ describe('sharegpt from the hub', () => {
         },
       ],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
   })
   afterEach(async () => {
     vi.unstubAllEnvs()

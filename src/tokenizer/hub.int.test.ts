@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, gitBlobSha1, sha256, startFakeHub } from '../../test/fake-hub.ts'
+import { type FakeHub, gitBlobSha1, sha256, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
 import { HubError, hubFile, listHubFiles } from './hub.ts'
 import { clearTokenizerCache, loadTokenizer } from './index.ts'
 
@@ -36,11 +36,7 @@ describe('hub downloads', () => {
         { type: 'dataset', id: 'org/data', commit: NEXT_COMMIT, files: { 'train.jsonl': SMALL } },
       ],
     })
-    vi.stubEnv('HF_HOME', home)
-    vi.stubEnv('HF_HUB_CACHE', '')
-    vi.stubEnv('HF_ENDPOINT', hub.endpoint)
-    vi.stubEnv('HF_TOKEN', '')
-    vi.stubEnv('HF_HUB_OFFLINE', '')
+    stubHubEnv(hub, home)
     clearTokenizerCache()
   })
   afterEach(async () => {
