@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
 import { runServeCommand } from './commands/serve.ts'
@@ -19,6 +20,8 @@ Options:
 /** The `servebench` binary. Returns the exit code; user errors print one message, internal errors a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv
+  // As Python's aiohttp session (trust_env): the probes and downloads too go through the proxy.
+  installEnvProxy(process.env)
   try {
     switch (command) {
       case 'serve':
