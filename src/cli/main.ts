@@ -4,6 +4,7 @@ import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
+import { runSweepCommand } from './commands/sweep.ts'
 
 const USAGE = `Usage: servebench <command> [flags]
 
@@ -11,6 +12,7 @@ Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
   compare Diff two saved results: servebench compare A.json B.json
+  sweep   Benchmark a server command over a parameter grid (servebench sweep serve --help)
 
 Options:
   --version   Print the version
@@ -30,6 +32,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runSim(rest)
       case 'compare':
         return await runCompareCommand(rest)
+      case 'sweep':
+        return await runSweepCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -42,7 +46,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, sweep (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }
