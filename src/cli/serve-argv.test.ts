@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { dryRunJson } from '../options/dry-run.ts'
 import { resolveServeFlags } from '../options/serve-flags.ts'
@@ -111,6 +112,11 @@ describe('parseServeArgv', () => {
     expect(parseServeArgv(['--extra-body.t', '1', '--extra-body.t', '2']).duplicateKeys).toEqual([
       'extra-body.t',
     ])
+    const proto = parseServeArgv(['--extra-body.__proto__.x', '1', '--extra-body.toString', '2'])
+    expect(JSON.parse(proto.flags.get('--extra-body') as string)).toEqual(
+      JSON.parse('{"__proto__":{"x":1},"toString":2}'),
+    )
+    expect(proto.duplicateKeys).toEqual([])
   })
 
   it('names every bad --config and dotted flag at once', () => {
@@ -151,6 +157,40 @@ describe('parseServeArgv', () => {
     )
     expect(() => parseServeArgv(['--config', join(dir, 'missing.yaml')])).toThrow(
       /^--config cannot read .*missing\.yaml: ENOENT/,
+    )
+  })
+
+  it('builds any JSON object from one dotted flag per leaf', () => {
+    const key = fc
+      .string({ minLength: 1, maxLength: 6 })
+      .filter((k) => !k.includes('.') && !k.endsWith('+') && !k.includes('='))
+    const leaf = fc.oneof(
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.string(),
+      fc.array(fc.integer(), { maxLength: 3 }),
+    )
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.dictionary(key, fc.oneof({ depthSize: 'small' }, leaf, tie('tree')), {
+        minKeys: 1,
+        maxKeys: 4,
+      }),
+    }))
+    fc.assert(
+      fc.property(tree, (object) => {
+        const argv: string[] = []
+        const walk = (node: Record<string, unknown>, path: string): void => {
+          for (const [k, v] of Object.entries(node)) {
+            if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0) {
+              walk(v as Record<string, unknown>, `${path}.${k}`)
+            } else argv.push(`${path}.${k}`, JSON.stringify(v))
+          }
+        }
+        walk(object as Record<string, unknown>, '--extra-body')
+        const { flags } = parseServeArgv(argv)
+        expect(JSON.parse(flags.get('--extra-body') as string)).toEqual(object)
+      }),
     )
   })
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
-import { type FlagSpec, findFlag } from './flags.ts'
+import { type FlagSpec, findFlag, SERVE_FLAGS } from './flags.ts'
 import { type ParsedFlags, parseArgs } from './parse-args.ts'
 
 /** What {@link parseServeArgv} read from the command line and the `--config` file. */
@@ -16,6 +16,7 @@ export interface ServeArgv {
 }
 
 type JsonObject = Record<string, unknown>
+type Lookup = (token: string) => FlagSpec | undefined
 
 /** One layer of arguments (the file's or the command line's), dotted flags split out. */
 interface Layer {
@@ -35,7 +36,12 @@ interface Layer {
  * - `--help=<keyword>`: a group's flags or a search over flag names (see help.ts).
  * Every problem is reported at once in one `ConfigError`.
  */
-export function parseServeArgv(argv: readonly string[]): ServeArgv {
+export function parseServeArgv(
+  argv: readonly string[],
+  table: readonly FlagSpec[] = SERVE_FLAGS,
+  commandName = 'servebench serve',
+): ServeArgv {
+  const lookup = lookupIn(table)
   const issues: ConfigIssue[] = []
   const duplicateKeys: string[] = []
   const command: string[] = []
@@ -55,20 +61,20 @@ export function parseServeArgv(argv: readonly string[]): ServeArgv {
       } else configPath = path
     } else command.push(token)
   }
-  const fileArgs = configPath !== undefined ? readConfigFile(configPath, issues) : []
-  const file = splitDotted(fileArgs, issues, duplicateKeys)
-  const cli = splitDotted(command, issues, duplicateKeys)
+  const fileArgs = configPath !== undefined ? readConfigFile(configPath, lookup, issues) : []
+  const file = splitDotted(fileArgs, lookup, issues, duplicateKeys)
+  const cli = splitDotted(command, lookup, issues, duplicateKeys)
   const inFile = (issue: ConfigIssue): ConfigIssue => ({
     path: issue.path,
     message: `${issue.message} (in --config ${configPath})`,
   })
-  const fileFlags = parseLayer(file.plain, issues, inFile)
-  const cliFlags = parseLayer(cli.plain, issues, (issue) => issue)
+  const fileFlags = parseLayer(file.plain, table, commandName, issues, inFile)
+  const cliFlags = parseLayer(cli.plain, table, commandName, issues, (issue) => issue)
   const flags: ParsedFlags = new Map([...fileFlags, ...cliFlags])
   for (const base of new Set([...file.dotted.keys(), ...cli.dotted.keys()])) {
-    const spec = findFlag(base)
+    const spec = lookup(base)
     if (!spec || spec.type === 'boolean' || spec.type === 'list') {
-      const why = spec ? `takes no JSON object` : 'is not a servebench serve flag'
+      const why = spec ? `takes no JSON object` : `is not a ${commandName} flag`
       issues.push({
         path: base,
         message: `${why}; a dotted flag such as --extra-body.temperature sets one key of a JSON-object flag`,
@@ -105,7 +111,7 @@ export function humanReadableInt(text: string): number | undefined {
 }
 
 /** The file's mapping as flag tokens (Python: load_config_file). */
-function readConfigFile(path: string, issues: ConfigIssue[]): string[] {
+function readConfigFile(path: string, lookup: Lookup, issues: ConfigIssue[]): string[] {
   const extension = extname(path).toLowerCase()
   if (extension !== '.yaml' && extension !== '.yml') {
     issues.push({ path: '--config', message: `must be a .yaml or .yml file (got ${path})` })
@@ -135,7 +141,7 @@ function readConfigFile(path: string, issues: ConfigIssue[]): string[] {
     if (value === null || value === undefined) continue // `key:` with no value sets nothing.
     if (typeof value === 'boolean') {
       if (value) args.push(flag)
-      else if (findFlag(`--no-${key}`)) args.push(`--no-${key}`)
+      else if (lookup(`--no-${key}`)) args.push(`--no-${key}`)
     } else if (Array.isArray(value)) {
       if (value.length > 0) args.push(flag, ...value.map(argText))
     } else args.push(flag, argText(value))
@@ -155,7 +161,12 @@ function argText(value: unknown): string {
   return JSON.stringify(value)
 }
 
-function splitDotted(args: readonly string[], issues: ConfigIssue[], duplicates: string[]): Layer {
+function splitDotted(
+  args: readonly string[],
+  lookup: Lookup,
+  issues: ConfigIssue[],
+  duplicates: string[],
+): Layer {
   const plain: string[] = []
   const dotted = new Map<string, JsonObject>()
   for (let i = 0; i < args.length; i++) {
@@ -177,7 +188,7 @@ function splitDotted(args: readonly string[], issues: ConfigIssue[], duplicates:
       value = text.split(',')
     } else value = parseDottedValue(text)
     const [token0, ...keys] = name.split('.') as [string, ...string[]]
-    const base = findFlag(token0)?.name ?? token0
+    const base = lookup(token0)?.name ?? token0
     if (keys.some((key) => key === '')) {
       issues.push({ path: name, message: 'has an empty key; write --flag.key value' })
       continue
@@ -201,13 +212,15 @@ function parseDottedValue(text: string): unknown {
 /** Python's recursive_dict_update: objects merge, lists concatenate, anything else is replaced. */
 function mergeInto(target: JsonObject, update: JsonObject, prefix: string, duplicates: string[]): void {
   for (const [key, value] of Object.entries(update)) {
-    const existing = target[key]
+    const own = Object.hasOwn(target, key)
+    const existing = own ? target[key] : undefined
     const path = prefix ? `${prefix}.${key}` : key
     if (isObject(value) && isObject(existing)) mergeInto(existing, value, path, duplicates)
     else if (Array.isArray(value) && Array.isArray(existing)) existing.push(...value)
     else {
-      if (key in target) duplicates.push(path)
-      target[key] = value
+      if (own) duplicates.push(path)
+      // defineProperty: a key such as `__proto__` is a plain key of the body, never the prototype.
+      Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
     }
   }
 }
@@ -237,15 +250,26 @@ function isObject(value: unknown): value is JsonObject {
 
 function parseLayer(
   args: readonly string[],
+  table: readonly FlagSpec[],
+  command: string,
   issues: ConfigIssue[],
   reword: (issue: ConfigIssue) => ConfigIssue,
 ): ParsedFlags {
   if (args.length === 0) return new Map()
   try {
-    return parseArgs(args)
+    return parseArgs(args, table, command)
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     issues.push(...error.issues.map(reword))
     return new Map()
+  }
+}
+
+/** Lookup by name or alias, underscores read as dashes (as parse-args.ts). */
+function lookupIn(table: readonly FlagSpec[]): Lookup {
+  if (table === SERVE_FLAGS) return findFlag
+  return (token) => {
+    const name = token.startsWith('--') ? `--${token.slice(2).replaceAll('_', '-')}` : token
+    return table.find((flag) => flag.name === name || flag.aliases?.includes(name))
   }
 }

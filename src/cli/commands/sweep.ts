@@ -1,5 +1,5 @@
 import { EXIT_CODES } from '../../errors.ts'
-import { parseArgs } from '../parse-args.ts'
+import { parseServeArgv } from '../serve-argv.ts'
 import { runSweepServe } from '../sweep/run-sweep.ts'
 import type { ServerProcess } from '../sweep/server-process.ts'
 import { resolveSweepServeArgs, SWEEP_SERVE_FLAGS } from '../sweep/sweep-flags.ts'
@@ -23,7 +23,8 @@ export async function runSweepCommand(argv: readonly string[]): Promise<number> 
     )
     return EXIT_CODES.usage
   }
-  const flags = parseArgs(rest, SWEEP_SERVE_FLAGS)
+  // vLLM's FlexibleArgumentParser reads these flags too: --config file.yaml and dotted keys.
+  const { flags } = parseServeArgv(rest, SWEEP_SERVE_FLAGS, 'servebench sweep serve')
   if (flags.has('--help')) {
     process.stdout.write(formatSweepServeHelp())
     return EXIT_CODES.ok

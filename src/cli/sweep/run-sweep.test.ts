@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseArgs } from '../parse-args.ts'
+import { parseServeArgv } from '../serve-argv.ts'
 import { runSweepServe } from './run-sweep.ts'
 import { resolveSweepServeArgs, SWEEP_SERVE_FLAGS } from './sweep-flags.ts'
 
@@ -84,5 +85,22 @@ describe('servebench sweep serve (without running anything)', () => {
     expect(() => resolve([...BASE, '-e', 'new', '--resume'])).toThrow(
       `--resume needs an existing experiment folder (${join(dir, 'new')} does not exist)`,
     )
+  })
+
+  it('reads its flags from --config as vLLM does, the command line winning', () => {
+    const config = join(dir, 'sweep.yaml')
+    writeFileSync(
+      config,
+      `serve_cmd: servebench sim --port 9\nbench-cmd: servebench serve\nnum-runs: 2\noutput_dir: ${dir}\nresume: false\n`,
+    )
+    const { flags } = parseServeArgv(['--config', config, '--num-runs', '1', '-e', 'cfg'], SWEEP_SERVE_FLAGS)
+    const args = resolveSweepServeArgs(flags)
+    expect(args).toMatchObject({
+      serveCommand: ['servebench', 'sim', '--port', '9'],
+      benchCommand: ['servebench', 'serve'],
+      numRuns: 1,
+      experimentDir: join(dir, 'cfg'),
+      resume: false,
+    })
   })
 })

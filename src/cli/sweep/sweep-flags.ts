@@ -86,6 +86,11 @@ export const SWEEP_SERVE_FLAGS: readonly FlagSpec[] = [
   f('--continue-on-error', 'boolean', 'Record a failed run or server in a .failure.json file and go on.'),
   f('--dry-run', 'boolean', 'Print the commands and run none of them.'),
   f('--resume', 'boolean', 'Continue an experiment: run only the points without result files.'),
+  f(
+    '--config',
+    'string',
+    'Read flags from a YAML file (keys are long flag names); flags on the command line win.',
+  ),
   f('--help', 'boolean', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
 ]
 
