@@ -730,7 +730,20 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'When the client itself was the bottleneck (event-loop delay, dispatch lag, CPU, GC past the limits in docs/client-health.md): fail exits 4 after writing the result, warn only prints the self-check line, off skips the check.',
     { default: 'fail', choices: ['fail', 'warn', 'off'], parity: 'servebench' },
   ),
-  s('--help', 'boolean', 'Client', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
+  s(
+    '--config',
+    'string',
+    'Client',
+    'Read flags from a YAML file: keys are long flag names (num-prompts: 100); flags on the command line win.',
+    { parity: 'python' },
+  ),
+  s(
+    '--help',
+    'boolean',
+    'Client',
+    'Show this help; --help=<group or keyword> shows one group or the flags whose names contain the word.',
+    { aliases: ['-h'], parity: 'servebench' },
+  ),
 ]
 
 /** Lookup by canonical name and alias, with underscores accepted in place of dashes (as Python's parser). */

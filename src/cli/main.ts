@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
+import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
+import { runSweepCommand } from './commands/sweep.ts'
 
 const USAGE = `Usage: servebench <command> [flags]
 
@@ -10,6 +12,7 @@ Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
   compare Diff two saved results: servebench compare A.json B.json
+  sweep   Benchmark a server command over a parameter grid (servebench sweep serve --help)
 
 Options:
   --version   Print the version
@@ -19,6 +22,8 @@ Options:
 /** The `servebench` binary. Returns the exit code; user errors print one message, internal errors a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv
+  // As Python's aiohttp session (trust_env): the probes and downloads too go through the proxy.
+  installEnvProxy(process.env)
   try {
     switch (command) {
       case 'serve':
@@ -27,6 +32,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runSim(rest)
       case 'compare':
         return await runCompareCommand(rest)
+      case 'sweep':
+        return await runSweepCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -39,7 +46,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, sweep (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }

@@ -21,19 +21,22 @@ import { redactUrl } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
-import { formatServeHelp } from '../help.ts'
+import { formatServeHelp, formatServeHelpSearch } from '../help.ts'
 import { exitSoonAfterInterrupt, installInterrupts } from '../interrupts.ts'
-import { parseArgs } from '../parse-args.ts'
 import { createProgress } from '../progress.ts'
+import { parseServeArgv } from '../serve-argv.ts'
 import { runCompareCommand } from './compare.ts'
 import { isModeRun, runServeModes } from './serve-modes.ts'
 
 /** `servebench serve`: flags → BenchConfig → runBenchmark → the console table and the result file. */
 export async function runServeCommand(argv: readonly string[]): Promise<number> {
-  const flags = parseArgs(argv)
+  const { flags, helpKeyword, duplicateKeys } = parseServeArgv(argv)
   if (flags.has('--help')) {
-    process.stdout.write(formatServeHelp())
+    process.stdout.write(helpKeyword === undefined ? formatServeHelp() : formatServeHelpSearch(helpKeyword))
     return EXIT_CODES.ok
+  }
+  if (duplicateKeys.length > 0) {
+    console.error(`servebench: duplicate keys, the last value wins: ${duplicateKeys.join(', ')}`)
   }
   const compare = flags.get('--compare')
   if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
