@@ -2,21 +2,21 @@ import type { BackendName, DatasetConfig } from '../config/bench-config.ts'
 import type { SampleRequest } from '../config/records.ts'
 import { DatasetError } from '../errors.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
-import { batchRequests } from './batch.ts'
-import { generateBurstGpt } from './burstgpt.ts'
-import { generateCustom } from './custom.ts'
-import { generateCustomAudio } from './custom-audio.ts'
-import { generateCustomImage } from './custom-image.ts'
-import { generateHf } from './hf.ts'
-import { generatePrefixRepetition } from './prefix-repetition.ts'
-import { generateRandom } from './random.ts'
-import { generateRandomMm } from './random-mm.ts'
-import { generateRandomRerank } from './random-rerank.ts'
-import { generateShareGpt } from './sharegpt.ts'
-import { generateSonnet } from './sonnet.ts'
-import { generateSpecBench } from './spec-bench.ts'
-import { generateSpeedBench } from './speed-bench.ts'
-import { generateTimedTrace } from './timed-trace.ts'
+import { generateHf } from './hub/hf.ts'
+import { generateShareGpt } from './hub/sharegpt.ts'
+import { generateBurstGpt } from './local/burstgpt.ts'
+import { generateCustom } from './local/custom.ts'
+import { generateCustomAudio } from './local/custom-audio.ts'
+import { generateCustomImage } from './local/custom-image.ts'
+import { generateSonnet } from './local/sonnet.ts'
+import { generateSpecBench } from './local/spec-bench.ts'
+import { generateSpeedBench } from './local/speed-bench.ts'
+import { generateTimedTrace } from './local/timed-trace.ts'
+import { batchRequests } from './random/batch.ts'
+import { generatePrefixRepetition } from './random/prefix-repetition.ts'
+import { generateRandom } from './random/random.ts'
+import { generateRandomMm } from './random/random-mm.ts'
+import { generateRandomRerank } from './random/random-rerank.ts'
 
 export type { SampleRequest } from '../config/records.ts'
 export {
@@ -24,8 +24,8 @@ export {
   DEFAULT_MM_LIMIT,
   parseBucketConfig,
   parseMmLimit,
-} from './random-mm-config.ts'
-export { parseRangeRatio } from './range-ratio.ts'
+} from './random/random-mm-config.ts'
+export { parseRangeRatio } from './random/range-ratio.ts'
 
 /** What every dataset gets besides its own config. */
 export interface DatasetContext {

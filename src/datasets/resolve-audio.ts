@@ -13,7 +13,7 @@ import {
 } from '../config/dataset-flag-checks.ts'
 import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { isAsrDataset } from './hf-audio-families.ts'
+import { isAsrDataset } from './hub/hf-audio-families.ts'
 import { DEFAULT_LOCAL_DATASETS } from './resolve-local.ts'
 
 /** The backend that sends a dataset's audio: Python's transcription request. */

@@ -11,7 +11,7 @@ import {
 } from '../config/dataset-flag-checks.ts'
 import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { BFCL_ID } from './hf-bfcl.ts'
+import { BFCL_ID } from './hub/hf-bfcl.ts'
 import { readAsrFlags } from './resolve-audio.ts'
 
 /** Why these datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */

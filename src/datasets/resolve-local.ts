@@ -23,8 +23,8 @@ import {
 } from '../config/dataset-flag-checks.ts'
 import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
-import { SPEED_BENCH_SUBSETS } from './speed-bench.ts'
-import { DEFAULT_TIMED_TRACE_LABELS, TIMED_TRACE_LABEL_FLAGS } from './timed-trace.ts'
+import { SPEED_BENCH_SUBSETS } from './local/speed-bench.ts'
+import { DEFAULT_TIMED_TRACE_LABELS, TIMED_TRACE_LABEL_FLAGS } from './local/timed-trace.ts'
 
 /** Upstream defaults of these datasets (Python V-ref parser; Rust `cli.rs`). */
 export const DEFAULT_LOCAL_DATASETS = {

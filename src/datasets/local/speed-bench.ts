@@ -1,0 +1,131 @@
+import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { SpeedBenchDatasetConfig, SpeedBenchSubset } from '../../config/bench-config.ts'
+import type { SampleRequest } from '../../config/records.ts'
+import { DatasetError } from '../../errors.ts'
+import type { DatasetContext } from '../index.ts'
+import {
+  fieldError,
+  type JsonlRow,
+  oversample,
+  parseJsonl,
+  readDatasetFile,
+  shuffled,
+  typeName,
+} from '../sampling.ts'
+
+export const SPEED_BENCH_SUBSETS: readonly SpeedBenchSubset[] = [
+  'qualitative',
+  'throughput_1k',
+  'throughput_2k',
+  'throughput_8k',
+  'throughput_16k',
+  'throughput_32k',
+]
+
+/** SPEED-Bench publishes this text in place of prompts it may not redistribute; such rows are skipped. */
+export const SPEED_BENCH_PLACEHOLDER = 'FULL BENCHMARK DATA SHOULD BE FETCHED'
+
+/** Prompts shorter than this many tokens are skipped (Rust, as ShareGPT's minimum). */
+const MIN_PROMPT_TOKENS = 4
+
+/**
+ * The `speed_bench` dataset (Rust §4.5; Python: `SpeedBench`). `path` is a directory holding
+ * `{subset}.jsonl` (what NVIDIA's prepare script writes) or one such file. Rows are
+ * `{"turns": [str, ...], "category"?: str, "multiturn"?: bool}`; placeholder rows, multi-turn
+ * rows and, with `category`, rows of other categories are skipped. The prompt is the first turn.
+ */
+export async function generateSpeedBench(
+  config: SpeedBenchDatasetConfig,
+  context: DatasetContext,
+): Promise<SampleRequest[]> {
+  const path = await speedBenchFile(config.path, config.subset)
+  const text = await readDatasetFile('speed_bench', path)
+  return sampleFirstTurns('speed_bench', path, parseRows('speed_bench', path, text), config, context)
+}
+
+/** A directory resolves to `{dir}/{subset}.jsonl`; a file is used as it is. */
+export async function speedBenchFile(path: string, subset: SpeedBenchSubset): Promise<string> {
+  const info = await stat(path).catch(() => undefined)
+  return info?.isDirectory() ? join(path, `${subset}.jsonl`) : path
+}
+
+/** JSONL, or a JSON array of row objects (the shape of the Rust download cache). */
+function parseRows(dataset: string, path: string, text: string): JsonlRow[] {
+  if (!text.trimStart().startsWith('[')) return parseJsonl(dataset, path, text)
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new DatasetError(`${dataset}: ${path}: not valid JSON (${(error as Error).message})`, {
+      cause: error,
+    })
+  }
+  return (value as unknown[]).map((row, i) => {
+    if (row === null || typeof row !== 'object' || Array.isArray(row))
+      throw new DatasetError(`${dataset}: ${path}: item ${i} must be a JSON object`)
+    return { line: i + 1, value: row as Record<string, unknown> }
+  })
+}
+
+/** What `sampleFirstTurns` needs of a dataset config. */
+export interface FirstTurnOptions {
+  outputLen: number
+  category?: string
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/**
+ * Shared by speed_bench and spec_bench: the prompt is `turns[0]`; rows are filtered, shuffled
+ * with the seed unless disabled, prompts under 4 tokens skipped, then oversampled.
+ */
+export async function sampleFirstTurns(
+  dataset: string,
+  path: string,
+  rows: readonly JsonlRow[],
+  options: FirstTurnOptions,
+  context: DatasetContext,
+): Promise<SampleRequest[]> {
+  const categories = new Set<string>()
+  const usable: string[] = []
+  for (const { line, value } of rows) {
+    const turns = value.turns
+    if (!Array.isArray(turns))
+      throw fieldError(dataset, path, line, 'turns', `must be an array of strings (got ${typeName(turns)})`)
+    const first = turns[0]
+    if (first !== undefined && typeof first !== 'string')
+      throw fieldError(
+        dataset,
+        path,
+        line,
+        'turns',
+        `must be an array of strings (got ${typeName(first)} items)`,
+      )
+    const category = value.category
+    if (category !== undefined && typeof category !== 'string')
+      throw fieldError(dataset, path, line, 'category', `must be a string (got ${typeName(category)})`)
+    if (typeof category === 'string') categories.add(category)
+    if (!first || first.startsWith(SPEED_BENCH_PLACEHOLDER) || value.multiturn === true) continue
+    if (options.category !== undefined && category !== options.category) continue
+    usable.push(first)
+  }
+  if (usable.length === 0) {
+    const known = [...categories].sort().join(', ') || 'none'
+    throw new DatasetError(
+      options.category !== undefined
+        ? `${dataset}: ${path} has no usable rows of category "${options.category}"; its categories are ${known}`
+        : `${dataset}: ${path} has no usable rows`,
+    )
+  }
+  const requests: SampleRequest[] = []
+  for (const prompt of shuffled(usable, context.seed, options.disableShuffle)) {
+    if (requests.length >= context.numPrompts) break
+    const promptLen = (await context.tokenizer.encode(prompt)).length
+    if (promptLen < MIN_PROMPT_TOKENS) continue
+    requests.push({ prompt, promptLen, expectedOutputLen: options.outputLen })
+  }
+  if (requests.length === 0)
+    throw new DatasetError(`${dataset}: every prompt in ${path} has fewer than ${MIN_PROMPT_TOKENS} tokens`)
+  return oversample(requests, context.numPrompts, context.seed, options.noOversample)
+}
