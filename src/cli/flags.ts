@@ -1,4 +1,4 @@
-import { DATASET_NAMES } from '../config/dataset-registry.ts'
+import { DATASET_FLAG_ROWS, DATASET_NAMES } from '../datasets/registry.ts'
 
 /**
  * The flag table of `servebench serve`: one row per long flag, in Python spelling. The parser,
@@ -146,33 +146,8 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--seed', 'int', 'Dataset', 'Seed for the dataset and the arrival schedule.', { default: '0' }),
   s('--input-len', 'int', 'Dataset', 'Alias of --random-input-len.'),
   s('--output-len', 'int', 'Dataset', 'Alias of --random-output-len.'),
-  s('--random-input-len', 'int', 'Dataset', 'Prompt tokens per request (special tokens included).', {
-    default: '1024',
-  }),
-  s('--random-output-len', 'int', 'Dataset', 'Output tokens per request.', { default: '128' }),
-  s('--random-prefix-len', 'int', 'Dataset', 'Shared prefix tokens before every prompt.', { default: '0' }),
-  s(
-    '--random-range-ratio',
-    'string',
-    'Dataset',
-    'r in [0,1) or {"input":a,"output":b}: lengths from [L(1-r), L(1+r)].',
-    {
-      default: '0.0',
-    },
-  ),
-  s(
-    '--random-batch-size',
-    'int',
-    'Dataset',
-    'Inputs per request (pooling backends; random-rerank: documents).',
-    {
-      default: '1',
-    },
-  ),
-  s('--prompt-token-ids', 'boolean', 'Dataset', 'Send prompts as token-id lists (completions backends).', {
-    parity: 'rust',
-  }),
-  s('--disable-shuffle', 'boolean', 'Dataset', 'Keep dataset order (no effect on random).'),
+  // Each dataset's own flags, from its module (datasets/registry.ts).
+  ...DATASET_FLAG_ROWS.map((row) => s(row.name, row.type, 'Dataset', row.help, row)),
   s(
     '--max-model-len',
     'int',
@@ -249,54 +224,6 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     status: 'accepted',
     parity: 'python',
   }),
-  s('--prefix-repetition-prefix-len', 'int', 'Dataset', 'prefix_repetition: tokens of each shared prefix.', {
-    default: '256',
-  }),
-  s('--prefix-repetition-suffix-len', 'int', 'Dataset', 'prefix_repetition: tokens after the prefix.', {
-    default: '256',
-  }),
-  s('--prefix-repetition-num-prefixes', 'int', 'Dataset', 'prefix_repetition: number of distinct prefixes.', {
-    default: '10',
-  }),
-  s('--prefix-repetition-output-len', 'int', 'Dataset', 'prefix_repetition: output tokens per request.', {
-    default: '128',
-  }),
-  s('--random-mm-base-items-per-request', 'int', 'Dataset', 'random-mm: items per request.', {
-    default: '1',
-  }),
-  s(
-    '--random-mm-num-mm-items-range-ratio',
-    'number',
-    'Dataset',
-    'random-mm: r in [0,1]; the item count is drawn from [n(1-r), n(1+r)].',
-    { default: '0.0' },
-  ),
-  s(
-    '--random-mm-limit-mm-per-prompt',
-    'string',
-    'Dataset',
-    'random-mm: per-modality caps as JSON; missing keys are 255 images, 1 video.',
-    { default: '{"image": 255, "video": 1}' },
-  ),
-  s(
-    '--random-mm-bucket-config',
-    'string',
-    'Dataset',
-    'random-mm: {(height, width, frames): weight, ...}; weights are normalised; frames > 1 is an MP4 video.',
-    { default: '{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}' },
-  ),
-  s(
-    '--enable-multimodal-chat',
-    'boolean',
-    'Dataset',
-    'custom_audio: send each clip to openai-chat as an input_audio part (required there). Accepted by random-mm and custom_image, whose user message (text, then images) is the same either way.',
-  ),
-  s(
-    '--no-reranker',
-    'boolean',
-    'Dataset',
-    'random-rerank for an embedding model: the query is one more input.',
-  ),
   s(
     '--speed-bench-dataset-subset',
     'string',

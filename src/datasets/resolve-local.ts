@@ -7,7 +7,6 @@ import type {
   BackendName,
   BurstGptDatasetConfig,
   CustomDatasetConfig,
-  PrefixRepetitionDatasetConfig,
   SonnetDatasetConfig,
   SpecBenchDatasetConfig,
   SpeedBenchDatasetConfig,
@@ -18,7 +17,6 @@ import {
   type DatasetFlagContext,
   type DatasetFlagResolver,
   needsTokenizer,
-  rejectPath,
   requirePath,
 } from '../config/dataset-flag-checks.ts'
 import type { Reader } from '../config/resolve.ts'
@@ -30,7 +28,6 @@ import { DEFAULT_TIMED_TRACE_LABELS, TIMED_TRACE_LABEL_FLAGS } from './local/tim
 export const DEFAULT_LOCAL_DATASETS = {
   custom: { outputLen: 256 },
   sonnet: { inputLen: 550, outputLen: 150, prefixLen: 200 },
-  prefixRepetition: { prefixLen: 256, suffixLen: 256, numPrefixes: 10, outputLen: 128 },
   speedBench: { subset: 'qualitative', outputLen: 4096 },
   specBench: { outputLen: 256 },
   timedTrace: { chunkHashSize: 16, secMultiplier: 1 },
@@ -43,8 +40,6 @@ export const COMPLETIONS_BACKENDS: readonly BackendName[] = ['vllm', 'openai']
 export const LOCAL_DATASET_RESOLVERS = {
   custom: resolveCustom,
   sonnet: resolveSonnet,
-  prefix_repetition: resolvePrefixRepetition,
-  'prefix-repetition': resolvePrefixRepetition,
   burstgpt: resolveBurstGpt,
   speed_bench: resolveSpeedBench,
   'speed-bench': resolveSpeedBench,
@@ -86,27 +81,6 @@ function resolveSonnet(read: Reader, context: DatasetFlagContext): SonnetDataset
     outputLen: read.int('--sonnet-output-len', 1) ?? d.outputLen,
     prefixLen: read.int('--sonnet-prefix-len', 0) ?? d.prefixLen,
   }
-}
-
-function resolvePrefixRepetition(read: Reader, context: DatasetFlagContext): PrefixRepetitionDatasetConfig {
-  needsTokenizer('prefix_repetition', context)
-  rejectPath(read, 'prefix_repetition', context.issues)
-  const d = DEFAULT_LOCAL_DATASETS.prefixRepetition
-  const config: PrefixRepetitionDatasetConfig = {
-    kind: 'prefix_repetition',
-    prefixLen: read.int('--prefix-repetition-prefix-len', 0) ?? d.prefixLen,
-    suffixLen: read.int('--prefix-repetition-suffix-len', 0) ?? d.suffixLen,
-    numPrefixes: read.int('--prefix-repetition-num-prefixes', 1) ?? d.numPrefixes,
-    outputLen: read.int('--output-len', 1) ?? read.int('--prefix-repetition-output-len', 1) ?? d.outputLen,
-    disableShuffle: read.bool('--disable-shuffle'),
-  }
-  if (config.prefixLen + config.suffixLen < 1) {
-    context.issues.push({
-      path: '--prefix-repetition-suffix-len',
-      message: 'and --prefix-repetition-prefix-len are both 0; a prompt needs at least 1 token',
-    })
-  }
-  return config
 }
 
 function resolveBurstGpt(read: Reader, context: DatasetFlagContext): BurstGptDatasetConfig {

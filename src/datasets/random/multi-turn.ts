@@ -5,12 +5,43 @@
  * tail). Rust: multi-turn random generation (datasets/random.rs, multi_turn.rs).
  */
 import type { MultiTurnConfig, RandomDatasetConfig } from '../../config/bench-config.ts'
+import type { MultiTurnDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import { ConfigError, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
+import { type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
+import { RANDOM_INPUT_LEN, RANDOM_OUTPUT_LEN } from './lengths.ts'
 
 /** One user turn: the message text, its token count, and the output length asked for. */
+/**
+ * `datasets.multiTurn()`: `--multi-turn` over `random` (or over sharegpt or hf, through `source`).
+ * Its flags are run-mode flags (`--multi-turn-*`, read by `config/resolve-run-modes.ts`), its
+ * requests come from the multi-turn runner: no resolver or generator of its own.
+ */
+export const multiTurnDataset = defineDataset<'random'>({
+  kind: 'multi-turn',
+  summary: 'synthetic conversations sent turn by turn (`openai-chat`)',
+  datasetName: 'random',
+  builder: 'multiTurn',
+  fields: {
+    inputLen: f(RANDOM_INPUT_LEN.name),
+    outputLen: f(RANDOM_OUTPUT_LEN.name),
+    numPrompts: f('--num-prompts'),
+    perTurnInputLen: f('--per-turn-input-len'),
+    numTurns: f('--multi-turn-num-turns'),
+    minTurns: f('--multi-turn-min-turns'),
+    maxTurns: f('--multi-turn-max-turns'),
+    delayMs: f('--multi-turn-delay-ms'),
+    concurrency: f('--multi-turn-concurrency'),
+    prefixGlobalRatio: f('--multi-turn-prefix-global-ratio'),
+    prefixConversationRatio: f('--multi-turn-prefix-conversation-ratio'),
+    continueOnFailure: f('--multi-turn-continue-on-failure', 'switch'),
+  } satisfies Omit<DslFieldTable<MultiTurnDatasetOptions>, 'source'>,
+  flags: [RANDOM_INPUT_LEN, RANDOM_OUTPUT_LEN],
+})
+
 export interface ConversationTurn {
   message: string
   messageLen: number

@@ -1,10 +1,95 @@
 import type { PrefixRepetitionDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
+import type { PrefixRepetitionDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { ConfigError, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
-import type { DatasetContext } from '../index.ts'
 import { shuffled } from '../sampling.ts'
+import { DISABLE_SHUFFLE } from '../shared-flags.ts'
+
+/** Upstream defaults (Python V-ref parser; Rust `cli.rs`). */
+export const DEFAULT_PREFIX_REPETITION = {
+  prefixLen: 256,
+  suffixLen: 256,
+  numPrefixes: 10,
+  outputLen: 128,
+} as const
+
+const D = DEFAULT_PREFIX_REPETITION
+const PREFIX_LEN = flagRow(
+  '--prefix-repetition-prefix-len',
+  'int',
+  'prefix_repetition: tokens of each shared prefix.',
+  {
+    default: String(D.prefixLen),
+  },
+)
+const SUFFIX_LEN = flagRow(
+  '--prefix-repetition-suffix-len',
+  'int',
+  'prefix_repetition: tokens after the prefix.',
+  {
+    default: String(D.suffixLen),
+  },
+)
+const NUM_PREFIXES = flagRow(
+  '--prefix-repetition-num-prefixes',
+  'int',
+  'prefix_repetition: number of distinct prefixes.',
+  { default: String(D.numPrefixes) },
+)
+const OUTPUT_LEN = flagRow(
+  '--prefix-repetition-output-len',
+  'int',
+  'prefix_repetition: output tokens per request.',
+  {
+    default: String(D.outputLen),
+  },
+)
+
+/** `--dataset-name prefix_repetition`: shared random prefixes, each request with its own suffix. */
+export const prefixRepetitionDataset = defineDataset<'prefix_repetition'>({
+  kind: 'prefix_repetition',
+  aliases: ['prefix-repetition'],
+  summary: 'shared random prefixes with per-request suffixes',
+  datasetName: 'prefix_repetition',
+  builder: 'prefixRepetition',
+  fields: {
+    numPrompts: f('--num-prompts'),
+    prefixLen: f(PREFIX_LEN.name),
+    suffixLen: f(SUFFIX_LEN.name),
+    numPrefixes: f(NUM_PREFIXES.name),
+    outputLen: f(OUTPUT_LEN.name),
+    disableShuffle: f(DISABLE_SHUFFLE.name, 'switch'),
+  } satisfies DslFieldTable<PrefixRepetitionDatasetOptions>,
+  flags: [PREFIX_LEN, SUFFIX_LEN, NUM_PREFIXES, OUTPUT_LEN, DISABLE_SHUFFLE],
+  resolve: resolvePrefixRepetition,
+  generate: generatePrefixRepetition,
+})
+
+function resolvePrefixRepetition(read: Reader, context: DatasetFlagContext): PrefixRepetitionDatasetConfig {
+  needsTokenizer('prefix_repetition', context)
+  rejectPath(read, 'prefix_repetition', context.issues)
+  const config: PrefixRepetitionDatasetConfig = {
+    kind: 'prefix_repetition',
+    prefixLen: read.int(PREFIX_LEN.name, 0) ?? D.prefixLen,
+    suffixLen: read.int(SUFFIX_LEN.name, 0) ?? D.suffixLen,
+    numPrefixes: read.int(NUM_PREFIXES.name, 1) ?? D.numPrefixes,
+    outputLen: read.int('--output-len', 1) ?? read.int(OUTPUT_LEN.name, 1) ?? D.outputLen,
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+  }
+  if (config.prefixLen + config.suffixLen < 1) {
+    context.issues.push({
+      path: '--prefix-repetition-suffix-len',
+      message: 'and --prefix-repetition-prefix-len are both 0; a prompt needs at least 1 token',
+    })
+  }
+  return config
+}
 
 /** Rust seeds each prefix and each suffix apart, so one length does not move the other draws. */
 const PREFIX_SEED_OFFSET = 0xf1f0

@@ -1,13 +1,118 @@
 import { encode as encodeJpeg } from 'jpeg-js'
 import type { RandomMmBucket, RandomMmDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
+import type { RandomMmDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { MediaPart, MultiModalPart, SampleRequest, VideoPart } from '../../config/records.ts'
-import { ConfigError } from '../../errors.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { ConfigError, type ConfigIssue } from '../../errors.ts'
 import { createRng, type Rng } from '../../rng.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { dataUrl } from '../image-bytes.ts'
-import type { DatasetContext } from '../index.ts'
+import { ENABLE_MULTIMODAL_CHAT } from '../shared-flags.ts'
 import type { BuildPromptsOptions } from './generate-pool.ts'
+import {
+  RANDOM_INPUT_LEN,
+  RANDOM_OUTPUT_LEN,
+  RANDOM_PREFIX_LEN,
+  RANDOM_RANGE_RATIO,
+  readRandomLengths,
+} from './lengths.ts'
 import { muxMjpegMp4 } from './mp4-mjpeg.ts'
 import { buildRandomRequests, planRandomPrompts } from './random.ts'
+import {
+  DEFAULT_MM_BUCKET_CONFIG,
+  DEFAULT_MM_LIMIT,
+  parseBucketConfig,
+  parseMmLimit,
+} from './random-mm-config.ts'
+
+const BASE_ITEMS = flagRow('--random-mm-base-items-per-request', 'int', 'random-mm: items per request.', {
+  default: '1',
+})
+const ITEMS_RANGE_RATIO = flagRow(
+  '--random-mm-num-mm-items-range-ratio',
+  'number',
+  'random-mm: r in [0,1]; the item count is drawn from [n(1-r), n(1+r)].',
+  { default: '0.0' },
+)
+const LIMIT_MM = flagRow(
+  '--random-mm-limit-mm-per-prompt',
+  'string',
+  'random-mm: per-modality caps as JSON; missing keys are 255 images, 1 video.',
+  { default: '{"image": 255, "video": 1}' },
+)
+const BUCKET_CONFIG = flagRow(
+  '--random-mm-bucket-config',
+  'string',
+  'random-mm: {(height, width, frames): weight, ...}; weights are normalised; frames > 1 is an MP4 video.',
+  { default: DEFAULT_MM_BUCKET_CONFIG },
+)
+
+/** `--dataset-name random-mm`: random text plus random-pixel images and videos, for `openai-chat`. */
+export const randomMmDataset = defineDataset<'random-mm'>({
+  kind: 'random-mm',
+  summary: 'random text plus random-pixel JPEG images and MP4 videos (`openai-chat`)',
+  datasetName: 'random-mm',
+  builder: 'randomMm',
+  fields: {
+    inputLen: f(RANDOM_INPUT_LEN.name),
+    outputLen: f(RANDOM_OUTPUT_LEN.name),
+    prefixLen: f(RANDOM_PREFIX_LEN.name),
+    rangeRatio: f(RANDOM_RANGE_RATIO.name, 'numberOrJson'),
+    numPrompts: f('--num-prompts'),
+    baseItemsPerRequest: f(BASE_ITEMS.name),
+    numMmItemsRangeRatio: f(ITEMS_RANGE_RATIO.name),
+    limitMmPerPrompt: f(LIMIT_MM.name, 'json'),
+    buckets: f(BUCKET_CONFIG.name),
+    enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
+  } satisfies DslFieldTable<RandomMmDatasetOptions>,
+  flags: [
+    RANDOM_INPUT_LEN,
+    RANDOM_OUTPUT_LEN,
+    RANDOM_PREFIX_LEN,
+    RANDOM_RANGE_RATIO,
+    BASE_ITEMS,
+    ITEMS_RANGE_RATIO,
+    LIMIT_MM,
+    BUCKET_CONFIG,
+    ENABLE_MULTIMODAL_CHAT,
+  ],
+  resolve: resolveRandomMm,
+  generate: (config, context) => generateRandomMm(config, context),
+})
+
+function resolveRandomMm(read: Reader, context: DatasetFlagContext): RandomMmDatasetConfig {
+  const { backend, issues } = context
+  if (backend !== 'openai-chat') {
+    issues.push({
+      path: '--dataset-name',
+      message: `random-mm needs --backend openai-chat (it sends images and videos in chat messages); got --backend ${backend}`,
+    })
+  }
+  rejectPath(read, 'random-mm', issues)
+  needsTokenizer('random-mm', context)
+  return {
+    kind: 'random-mm',
+    ...readRandomLengths(read),
+    baseItemsPerRequest: read.int(BASE_ITEMS.name, 0) ?? 1,
+    numMmItemsRangeRatio: unitInterval(read, ITEMS_RANGE_RATIO.name, issues) ?? 0,
+    limitMmPerPrompt: read.parsed(LIMIT_MM.name, parseMmLimit) ?? { ...DEFAULT_MM_LIMIT },
+    buckets:
+      read.parsed(BUCKET_CONFIG.name, parseBucketConfig) ?? parseBucketConfig(DEFAULT_MM_BUCKET_CONFIG),
+    enableMultimodalChat: read.bool(ENABLE_MULTIMODAL_CHAT.name),
+  }
+}
+
+/** Python's item-count spread r of random-mm is in [0, 1]. */
+function unitInterval(read: Reader, name: string, issues: ConfigIssue[]): number | undefined {
+  const value = read.number(name)
+  if (value !== undefined && !(value >= 0 && value <= 1)) {
+    issues.push({ path: name, message: `must be in [0, 1] (got ${value})` })
+    return undefined
+  }
+  return value
+}
 
 /** Rust seeds each request's pixels apart from the shared draws: `seed + i + 0xBEEF`. */
 const IMAGE_SEED_OFFSET = 0xbeef

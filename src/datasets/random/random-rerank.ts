@@ -1,10 +1,74 @@
-import type { RandomRerankDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName, RandomRerankDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
+import type { RandomRerankDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { ConfigError, DatasetError } from '../../errors.ts'
 import { createRng, type Rng } from '../../rng.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
-import type { DatasetContext } from '../index.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import {
+  RANDOM_BATCH_SIZE,
+  RANDOM_INPUT_LEN,
+  RANDOM_RANGE_RATIO,
+  readInputLen,
+  readRangeRatio,
+} from './lengths.ts'
 import { checkRangeRatio, inputBounds } from './range-ratio.ts'
+
+const NO_RERANKER = flagRow(
+  '--no-reranker',
+  'boolean',
+  'random-rerank for an embedding model: the query is one more input.',
+)
+
+/** `--dataset-name random-rerank`: one query and batches of documents, for rerank and embedding backends. */
+export const randomRerankDataset = defineDataset<'random-rerank'>({
+  kind: 'random-rerank',
+  summary: 'one query and batches of documents (rerank and embedding backends)',
+  datasetName: 'random-rerank',
+  builder: 'randomRerank',
+  fields: {
+    inputLen: f(RANDOM_INPUT_LEN.name),
+    numPrompts: f('--num-prompts'),
+    rangeRatio: f(RANDOM_RANGE_RATIO.name, 'numberOrJson'),
+    batchSize: f(RANDOM_BATCH_SIZE.name),
+    noReranker: f(NO_RERANKER.name, 'switch'),
+  } satisfies DslFieldTable<RandomRerankDatasetOptions>,
+  flags: [RANDOM_INPUT_LEN, RANDOM_RANGE_RATIO, RANDOM_BATCH_SIZE, NO_RERANKER],
+  resolve: resolveRandomRerank,
+  generate: generateRandomRerank,
+})
+
+/** Backends random-rerank can drive: a rerank API, or embeddings of query and documents. */
+const RERANK_BACKENDS: readonly BackendName[] = ['vllm-rerank', 'openai-embeddings', 'vllm-pooling']
+
+function resolveRandomRerank(read: Reader, context: DatasetFlagContext): RandomRerankDatasetConfig {
+  const { backend, issues } = context
+  if (!RERANK_BACKENDS.includes(backend)) {
+    issues.push({
+      path: '--dataset-name',
+      message: `random-rerank needs a pooling backend that takes a list of inputs (${RERANK_BACKENDS.join(', ')}); got --backend ${backend}`,
+    })
+  }
+  rejectPath(read, 'random-rerank', issues)
+  needsTokenizer('random-rerank', context)
+  const config: RandomRerankDatasetConfig = {
+    kind: 'random-rerank',
+    inputLen: readInputLen(read),
+    rangeRatio: readRangeRatio(read),
+    batchSize: read.int(RANDOM_BATCH_SIZE.name, 1) ?? 1,
+    noReranker: read.bool(NO_RERANKER.name),
+  }
+  if (config.noReranker && config.batchSize < 2) {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be at least 2 with --no-reranker: the query takes one input of each request (got ${config.batchSize})`,
+    })
+  }
+  return config
+}
 
 /**
  * `--dataset-name random-rerank` (Rust §4.9: RandomRerankDataset in datasets/random.rs). One query

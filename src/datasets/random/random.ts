@@ -1,13 +1,106 @@
-import type { RandomDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName, DatasetConfig, RandomDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
+import { defaultBenchConfig, POOLING_BACKENDS } from '../../config/defaults.ts'
+import { f } from '../../config/dsl-fields.ts'
+import type { RandomDatasetOptions } from '../../config/dsl-options.ts'
 import type { SampleRequest } from '../../config/records.ts'
-import { ConfigError, DatasetError } from '../../errors.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { ConfigError, type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng, type Rng } from '../../rng.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
-import type { DatasetContext } from '../index.ts'
+import { batchRequests } from './batch.ts'
 import { type BuildPromptsOptions, buildRandomPrompts, promptText } from './generate-pool.ts'
+import {
+  RANDOM_BATCH_SIZE,
+  RANDOM_INPUT_LEN,
+  RANDOM_OUTPUT_LEN,
+  RANDOM_PREFIX_LEN,
+  RANDOM_RANGE_RATIO,
+  readRandomLengths,
+} from './lengths.ts'
 import type { RandomPromptPlan } from './random-prompts.ts'
 import { checkRangeRatio, inputBounds, outputBounds } from './range-ratio.ts'
+
+const PROMPT_TOKEN_IDS = flagRow(
+  '--prompt-token-ids',
+  'boolean',
+  'Send prompts as token-id lists (completions backends).',
+  { parity: 'rust' },
+)
+
+/** `--dataset-name random`: random token prompts of exact length (the default dataset). */
+export const randomDataset = defineDataset<'random'>({
+  kind: 'random',
+  summary: 'random token prompts of exact length (the default)',
+  datasetName: 'random',
+  builder: 'random',
+  fields: {
+    inputLen: f(RANDOM_INPUT_LEN.name),
+    outputLen: f(RANDOM_OUTPUT_LEN.name),
+    prefixLen: f(RANDOM_PREFIX_LEN.name),
+    rangeRatio: f(RANDOM_RANGE_RATIO.name, 'numberOrJson'),
+    numPrompts: f('--num-prompts'),
+    batchSize: f(RANDOM_BATCH_SIZE.name),
+    promptTokenIds: f(PROMPT_TOKEN_IDS.name, 'switch'),
+  } satisfies DslFieldTable<RandomDatasetOptions>,
+  flags: [
+    RANDOM_INPUT_LEN,
+    RANDOM_OUTPUT_LEN,
+    RANDOM_PREFIX_LEN,
+    RANDOM_RANGE_RATIO,
+    RANDOM_BATCH_SIZE,
+    PROMPT_TOKEN_IDS,
+  ],
+  resolve: resolveRandom,
+  // Pooling backends send several random prompts per request (`--random-batch-size`).
+  generate: async (config, context) => {
+    const requests = await generateRandom(config, context)
+    return config.batchSize > 1 ? batchRequests(requests, config.batchSize) : requests
+  },
+})
+
+function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig {
+  const { backend, issues } = context
+  rejectPath(read, 'random', issues)
+  needsTokenizer('random', context)
+  const dataset = defaultBenchConfig().dataset
+  Object.assign(dataset, readRandomLengths(read))
+  dataset.batchSize = read.int(RANDOM_BATCH_SIZE.name, 1) ?? 1
+  if (dataset.batchSize > 1) checkBatchBackend(backend, dataset.batchSize, issues)
+  dataset.promptTokenIds = read.bool(PROMPT_TOKEN_IDS.name)
+  if (dataset.promptTokenIds && backend === 'openai-chat') {
+    issues.push({
+      path: '--prompt-token-ids',
+      message: 'needs a completions backend (vllm or openai); chat sends text',
+    })
+  } else if (dataset.promptTokenIds && !TOKEN_ID_BACKENDS.includes(backend)) {
+    issues.push({
+      path: '--prompt-token-ids',
+      message: `needs a backend that sends token ids (${TOKEN_ID_BACKENDS.join(', ')}); ${backend} sends text`,
+    })
+  }
+  return dataset
+}
+
+/** Backends whose body can carry token ids instead of text. */
+const TOKEN_ID_BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-embeddings', 'vllm-pooling']
+
+/** Several inputs per request exist only on pooling backends that take a list of inputs. */
+function checkBatchBackend(backend: BackendName, batchSize: number, issues: ConfigIssue[]): void {
+  if (!POOLING_BACKENDS.includes(backend)) {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be 1 with a generation backend (got ${batchSize}); batches need ${POOLING_BACKENDS.join(', ')}`,
+    })
+  } else if (backend === 'openai-embeddings-chat') {
+    issues.push({
+      path: '--random-batch-size',
+      message: `must be 1 with --backend openai-embeddings-chat (got ${batchSize}): it sends one message per request`,
+    })
+  }
+}
 
 /** Rust seeds the shared prefix apart from the per-request draws, so the prefix length does not move them. */
 const PREFIX_SEED_OFFSET = 0xdead

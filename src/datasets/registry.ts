@@ -1,101 +1,31 @@
 /**
- * The dataset registry: one entry per `datasets.<builder>()` (and so per `--dataset-name`), with
- * its builder, its aliases, the line the docs show, and which flag each of its fields is. The
- * `--dataset-name` choices, the resolver's names, the DSL builders and the table of
- * docs/datasets.md all derive from it.
+ * The dataset registry: every dataset module, in the order the docs and `--help` list them. The
+ * `--dataset-name` choices, the dataset rows of `cli/flags.ts`, the resolver of each name, the
+ * generator of each config kind, the DSL builders and the table of docs/datasets.md derive from it.
  */
-import { type FieldSpec, f } from './dsl-fields.ts'
+import { strict as assert } from 'node:assert'
+import type { DatasetConfig } from '../config/bench-config.ts'
+import type { DatasetFlagResolver } from '../config/dataset-flag-checks.ts'
+import { f } from '../config/dsl-fields.ts'
+import type { DatasetResolvers } from '../config/resolve.ts'
+import type { DatasetFlagRow, DatasetModule } from './dataset-module.ts'
+import { LEGACY_GENERATORS, LEGACY_RESOLVERS } from './legacy.ts'
+import { multiTurnDataset } from './random/multi-turn.ts'
+import { prefixRepetitionDataset } from './random/prefix-repetition.ts'
+import { randomDataset } from './random/random.ts'
+import { randomMmDataset } from './random/random-mm.ts'
+import { randomRerankDataset } from './random/random-rerank.ts'
 
-/** One dataset as both doors see it. */
-export interface DatasetEntry {
-  /** The spec's `kind`, which is its `--dataset-name` (`multi-turn` is `--multi-turn` over `random`). */
-  kind: string
-  /** Other `--dataset-name` spellings (Rust's dashes). */
-  aliases?: readonly string[]
-  /** The `--dataset-name` the CLI reads for it. */
-  datasetName: string
-  /** Its builder: `datasets.<builder>()`. */
-  builder: string
-  /** What it is, as docs/datasets.md's table says it. */
-  summary: string
-  /** DSL field → flag. */
-  fields: Readonly<Record<string, FieldSpec>>
-}
+export type { DatasetModule } from './dataset-module.ts'
 
 const numPrompts = f('--num-prompts')
 const order = {
   disableShuffle: f('--disable-shuffle', 'switch'),
   noOversample: f('--no-oversample', 'switch'),
 }
-const randomLengths = {
-  inputLen: f('--random-input-len'),
-  outputLen: f('--random-output-len'),
-  prefixLen: f('--random-prefix-len'),
-  rangeRatio: f('--random-range-ratio', 'numberOrJson'),
-}
 const path = f('--dataset-path')
 
-export const DATASET_REGISTRY: readonly DatasetEntry[] = [
-  {
-    kind: 'random',
-    summary: 'random token prompts of exact length (the default)',
-    datasetName: 'random',
-    builder: 'random',
-    fields: {
-      ...randomLengths,
-      numPrompts,
-      batchSize: f('--random-batch-size'),
-      promptTokenIds: f('--prompt-token-ids', 'switch'),
-    },
-  },
-  {
-    kind: 'random-mm',
-    summary: 'random text plus random-pixel JPEG images and MP4 videos (`openai-chat`)',
-    datasetName: 'random-mm',
-    builder: 'randomMm',
-    fields: {
-      ...randomLengths,
-      numPrompts,
-      baseItemsPerRequest: f('--random-mm-base-items-per-request'),
-      numMmItemsRangeRatio: f('--random-mm-num-mm-items-range-ratio'),
-      limitMmPerPrompt: f('--random-mm-limit-mm-per-prompt', 'json'),
-      buckets: f('--random-mm-bucket-config'),
-      enableMultimodalChat: f('--enable-multimodal-chat', 'switch'),
-    },
-  },
-  {
-    kind: 'random-rerank',
-    summary: 'one query and batches of documents (rerank and embedding backends)',
-    datasetName: 'random-rerank',
-    builder: 'randomRerank',
-    fields: {
-      inputLen: f('--random-input-len'),
-      numPrompts,
-      rangeRatio: f('--random-range-ratio', 'numberOrJson'),
-      batchSize: f('--random-batch-size'),
-      noReranker: f('--no-reranker', 'switch'),
-    },
-  },
-  {
-    kind: 'multi-turn',
-    summary: 'synthetic conversations sent turn by turn (`openai-chat`)',
-    datasetName: 'random',
-    builder: 'multiTurn',
-    fields: {
-      inputLen: f('--random-input-len'),
-      outputLen: f('--random-output-len'),
-      numPrompts,
-      perTurnInputLen: f('--per-turn-input-len'),
-      numTurns: f('--multi-turn-num-turns'),
-      minTurns: f('--multi-turn-min-turns'),
-      maxTurns: f('--multi-turn-max-turns'),
-      delayMs: f('--multi-turn-delay-ms'),
-      concurrency: f('--multi-turn-concurrency'),
-      prefixGlobalRatio: f('--multi-turn-prefix-global-ratio'),
-      prefixConversationRatio: f('--multi-turn-prefix-conversation-ratio'),
-      continueOnFailure: f('--multi-turn-continue-on-failure', 'switch'),
-    },
-  },
+const LEGACY: readonly Omit<DatasetModule, 'flags'>[] = [
   {
     kind: 'custom',
     summary: 'your JSONL prompts',
@@ -149,21 +79,6 @@ export const DATASET_REGISTRY: readonly DatasetEntry[] = [
       inputLen: f('--sonnet-input-len'),
       outputLen: f('--sonnet-output-len'),
       prefixLen: f('--sonnet-prefix-len'),
-    },
-  },
-  {
-    kind: 'prefix_repetition',
-    aliases: ['prefix-repetition'],
-    summary: 'shared random prefixes with per-request suffixes',
-    datasetName: 'prefix_repetition',
-    builder: 'prefixRepetition',
-    fields: {
-      numPrompts,
-      prefixLen: f('--prefix-repetition-prefix-len'),
-      suffixLen: f('--prefix-repetition-suffix-len'),
-      numPrefixes: f('--prefix-repetition-num-prefixes'),
-      outputLen: f('--prefix-repetition-output-len'),
-      disableShuffle: order.disableShuffle,
     },
   },
   {
@@ -250,15 +165,70 @@ export const DATASET_REGISTRY: readonly DatasetEntry[] = [
   },
 ]
 
+/** Every dataset module, in docs order. */
+export const DATASET_REGISTRY: readonly DatasetModule[] = [
+  randomDataset,
+  randomMmDataset,
+  randomRerankDataset,
+  multiTurnDataset,
+  ...LEGACY.filter((e) => e.kind.startsWith('custom')).map(legacyModule),
+  ...LEGACY.filter((e) => e.kind === 'sonnet').map(legacyModule),
+  prefixRepetitionDataset,
+  ...LEGACY.filter((e) => !e.kind.startsWith('custom') && e.kind !== 'sonnet').map(legacyModule),
+]
+
+function legacyModule(entry: Omit<DatasetModule, 'flags'>): DatasetModule {
+  const resolve = LEGACY_RESOLVERS[entry.datasetName]
+  const generate = LEGACY_GENERATORS[entry.kind]
+  return { ...entry, flags: [], ...(resolve ? { resolve } : {}), ...(generate ? { generate } : {}) }
+}
+
 /** The registry by `kind`. */
-export const DATASET_FIELDS: Readonly<Record<string, DatasetEntry>> = Object.fromEntries(
+export const DATASET_FIELDS: Readonly<Record<string, DatasetModule>> = Object.fromEntries(
   DATASET_REGISTRY.map((entry) => [entry.kind, entry]),
 )
 
 /** Every `--dataset-name` value the CLI accepts: each dataset's name and its aliases. */
 export const DATASET_NAMES: readonly string[] = DATASET_REGISTRY.filter(
-  (e) => e.kind !== 'multi-turn',
+  (e) => e.resolve !== undefined,
 ).flatMap((e) => [e.datasetName, ...(e.aliases ?? [])])
+
+/**
+ * The dataset flag rows of `servebench serve`, each once, in registry order. A row that several
+ * datasets read is one object they share (a test checks that no flag is written twice).
+ */
+export const DATASET_FLAG_ROWS: readonly DatasetFlagRow[] = [
+  ...new Map(DATASET_REGISTRY.flatMap((e) => e.flags).map((row) => [row.name, row])).values(),
+]
+
+const RESOLVERS: ReadonlyMap<string, DatasetFlagResolver> = new Map(
+  DATASET_REGISTRY.flatMap((e) =>
+    e.resolve ? [e.datasetName, ...(e.aliases ?? [])].map((name) => [name, e.resolve!] as const) : [],
+  ),
+)
+
+/** What `config/resolve.ts` is handed: the `--dataset-name` choices and the resolver of each. */
+export const DATASET_RESOLVERS: DatasetResolvers = {
+  names: DATASET_NAMES,
+  resolverOf(name: string): DatasetFlagResolver {
+    const resolver = RESOLVERS.get(name)
+    assert(resolver, `no resolver for --dataset-name ${name}. This is a bug in servebench.`)
+    return resolver
+  },
+}
+
+type Generator = NonNullable<DatasetModule['generate']>
+
+const GENERATORS: ReadonlyMap<string, Generator> = new Map(
+  DATASET_REGISTRY.flatMap((e) => (e.generate ? [[e.kind, e.generate.bind(e)] as const] : [])),
+)
+
+/** The generator of a resolved dataset config. */
+export function generatorOf(dataset: DatasetConfig): Generator {
+  const generate = GENERATORS.get(dataset.kind)
+  assert(generate, `no generator for dataset ${dataset.kind}. This is a bug in servebench.`)
+  return generate
+}
 
 /** The dataset table of docs/datasets.md (a test checks that the docs hold it). */
 export function renderDatasetTable(): string {
