@@ -156,56 +156,16 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     { parity: 'rust' },
   ),
   s(
-    '--no-oversample',
-    'boolean',
-    'Dataset',
-    'Do not repeat samples of a small dataset (no effect on random).',
-  ),
-  s(
     '--sharegpt-output-len',
     'int',
     'Dataset',
     'sharegpt: fixed output length (skips the minimum-output check).',
-  ),
-  s('--sonnet-input-len', 'int', 'Dataset', 'sonnet: most prompt tokens per request.', {
-    default: '550',
-    parity: 'python',
-  }),
-  s('--sonnet-output-len', 'int', 'Dataset', 'sonnet: output tokens per request.', {
-    default: '150',
-    parity: 'python',
-  }),
-  s('--sonnet-prefix-len', 'int', 'Dataset', 'sonnet: tokens of poem lines shared by every prompt.', {
-    default: '200',
-    parity: 'python',
-  }),
-  s(
-    '--custom-output-len',
-    'int',
-    'Dataset',
-    "custom, custom_image: output tokens per request; custom: -1 takes each line's output_tokens.",
-    {
-      default: '256',
-    },
-  ),
-  s(
-    '--skip-chat-template',
-    'boolean',
-    'Dataset',
-    "custom, hf (InstructCoder, MT-Bench, Blazedit): send prompts without the tokenizer's chat template.",
   ),
   s(
     '--chat-template-kwargs',
     'string',
     'Dataset',
     'JSON object of chat-template variables for client-side templating, e.g. \'{"enable_thinking": false}\'.',
-    { parity: 'python' },
-  ),
-  s(
-    '--custom-ensure-client-side-data',
-    'boolean',
-    'Dataset',
-    'custom_image: load local and http(s) images on the client and send them as base64 data URLs.',
     { parity: 'python' },
   ),
   s('--hf-name', 'string', 'Dataset', 'hf: dataset id that picks the family when --dataset-path is local.', {
@@ -222,35 +182,6 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--hf-text-column', 'string', 'Dataset', 'hf: prompt column; default auto-detected.', { parity: 'rust' }),
   s('--no-stream', 'boolean', 'Dataset', 'Accepted: hf shards are always read whole.', {
     status: 'accepted',
-    parity: 'python',
-  }),
-  s(
-    '--speed-bench-dataset-subset',
-    'string',
-    'Dataset',
-    'speed_bench: which {subset}.jsonl of the --dataset-path directory.',
-    {
-      aliases: ['--speed-bench-config'],
-      default: 'qualitative',
-      choices: [
-        'qualitative',
-        'throughput_1k',
-        'throughput_2k',
-        'throughput_8k',
-        'throughput_16k',
-        'throughput_32k',
-      ],
-    },
-  ),
-  s('--speed-bench-output-len', 'int', 'Dataset', 'speed_bench: output tokens per request.', {
-    default: '4096',
-  }),
-  s('--speed-bench-category', 'string', 'Dataset', 'speed_bench: keep only this category (exact match).'),
-  s('--spec-bench-output-len', 'int', 'Dataset', 'spec_bench: output tokens per request.', {
-    default: '256',
-    parity: 'python',
-  }),
-  s('--spec-bench-category', 'string', 'Dataset', 'spec_bench: keep only this category.', {
     parity: 'python',
   }),
   s('--blazedit-min-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≥ this.', {
@@ -285,54 +216,6 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'Dataset',
     'hf BFCL: comma-separated v3 categories (files BFCL_v3_<category>.json).',
     { default: 'simple,live_simple,multiple', parity: 'python' },
-  ),
-  s(
-    '--timed-trace-chunk-hash-size',
-    'int',
-    'Dataset',
-    'timed_trace: prompt tokens each hash id stands for.',
-    {
-      default: '16',
-    },
-  ),
-  s(
-    '--timed-trace-sec-multiplier',
-    'number',
-    'Dataset',
-    'timed_trace: seconds per trace time unit (0.001 for ms).',
-    {
-      default: '1.0',
-    },
-  ),
-  s('--timed-trace-label-timestamp', 'string', 'Dataset', 'timed_trace: JSON field of the timestamp.', {
-    default: 'timestamp',
-  }),
-  s('--timed-trace-label-input-length', 'string', 'Dataset', 'timed_trace: JSON field of the input length.', {
-    default: 'input_length',
-  }),
-  s(
-    '--timed-trace-label-output-length',
-    'string',
-    'Dataset',
-    'timed_trace: JSON field of the output length.',
-    {
-      default: 'output_length',
-    },
-  ),
-  s('--timed-trace-label-hash-ids', 'string', 'Dataset', 'timed_trace: JSON field of the hash ids.', {
-    default: 'hash_ids',
-  }),
-  s(
-    '--self-timed',
-    'boolean',
-    'Dataset',
-    'timed_trace: send each request at its trace timestamp (the default).',
-  ),
-  s(
-    '--no-self-timed',
-    'boolean',
-    'Dataset',
-    'timed_trace: use --request-rate and --burstiness instead of the trace times.',
   ),
   // Traffic
   s('--request-rate', 'rate', 'Traffic', 'Requests per second, or inf to send all at once.', {

@@ -10,6 +10,14 @@ import { f } from '../config/dsl-fields.ts'
 import type { DatasetResolvers } from '../config/resolve.ts'
 import type { DatasetFlagRow, DatasetModule } from './dataset-module.ts'
 import { LEGACY_GENERATORS, LEGACY_RESOLVERS } from './legacy.ts'
+import { burstGptDataset } from './local/burstgpt.ts'
+import { customDataset } from './local/custom.ts'
+import { customAudioDataset } from './local/custom-audio.ts'
+import { customImageDataset } from './local/custom-image.ts'
+import { sonnetDataset } from './local/sonnet.ts'
+import { specBenchDataset } from './local/spec-bench.ts'
+import { speedBenchDataset } from './local/speed-bench.ts'
+import { timedTraceDataset } from './local/timed-trace.ts'
 import { multiTurnDataset } from './random/multi-turn.ts'
 import { prefixRepetitionDataset } from './random/prefix-repetition.ts'
 import { randomDataset } from './random/random.ts'
@@ -26,113 +34,6 @@ const order = {
 const path = f('--dataset-path')
 
 const LEGACY: readonly Omit<DatasetModule, 'flags'>[] = [
-  {
-    kind: 'custom',
-    summary: 'your JSONL prompts',
-    datasetName: 'custom',
-    builder: 'custom',
-    fields: {
-      path,
-      numPrompts,
-      outputLen: f('--custom-output-len'),
-      skipChatTemplate: f('--skip-chat-template', 'switch'),
-      ...order,
-    },
-  },
-  {
-    kind: 'custom_audio',
-    summary:
-      'your JSONL prompts with a WAV, FLAC or MP3 file each (`openai-audio`, or `openai-chat` with `--enable-multimodal-chat`)',
-    datasetName: 'custom_audio',
-    builder: 'customAudio',
-    fields: {
-      path,
-      numPrompts,
-      outputLen: f('--custom-output-len'),
-      skipChatTemplate: f('--skip-chat-template', 'switch'),
-      enableMultimodalChat: f('--enable-multimodal-chat', 'switch'),
-      ...order,
-    },
-  },
-  {
-    kind: 'custom_image',
-    summary: 'your JSONL prompts with images, or interleaved text and images (`openai-chat`)',
-    datasetName: 'custom_image',
-    builder: 'customImage',
-    fields: {
-      path,
-      numPrompts,
-      outputLen: f('--custom-output-len'),
-      ensureClientSideData: f('--custom-ensure-client-side-data', 'switch'),
-      enableMultimodalChat: f('--enable-multimodal-chat', 'switch'),
-      ...order,
-    },
-  },
-  {
-    kind: 'sonnet',
-    summary: "Shakespeare's sonnets (built in) or any text file",
-    datasetName: 'sonnet',
-    builder: 'sonnet',
-    fields: {
-      path,
-      numPrompts,
-      inputLen: f('--sonnet-input-len'),
-      outputLen: f('--sonnet-output-len'),
-      prefixLen: f('--sonnet-prefix-len'),
-    },
-  },
-  {
-    kind: 'burstgpt',
-    summary: 'request and response lengths of a BurstGPT CSV',
-    datasetName: 'burstgpt',
-    builder: 'burstgpt',
-    fields: { path, numPrompts },
-  },
-  {
-    kind: 'speed_bench',
-    aliases: ['speed-bench'],
-    summary: 'NVIDIA SPEED-Bench, prepared locally',
-    datasetName: 'speed_bench',
-    builder: 'speedBench',
-    fields: {
-      path,
-      numPrompts,
-      subset: f('--speed-bench-dataset-subset'),
-      outputLen: f('--speed-bench-output-len'),
-      category: f('--speed-bench-category'),
-      ...order,
-    },
-  },
-  {
-    kind: 'spec_bench',
-    summary: "Spec-Bench's `question.jsonl`",
-    datasetName: 'spec_bench',
-    builder: 'specBench',
-    fields: {
-      path,
-      numPrompts,
-      outputLen: f('--spec-bench-output-len'),
-      category: f('--spec-bench-category'),
-      ...order,
-    },
-  },
-  {
-    kind: 'timed_trace',
-    aliases: ['timed-trace'],
-    summary: 'a Mooncake-style trace replayed at its timestamps',
-    datasetName: 'timed_trace',
-    builder: 'timedTrace',
-    fields: {
-      path,
-      numPrompts,
-      chunkHashSize: f('--timed-trace-chunk-hash-size'),
-      secMultiplier: f('--timed-trace-sec-multiplier'),
-      'labels.timestamp': f('--timed-trace-label-timestamp'),
-      'labels.inputLength': f('--timed-trace-label-input-length'),
-      'labels.outputLength': f('--timed-trace-label-output-length'),
-      'labels.hashIds': f('--timed-trace-label-hash-ids'),
-    },
-  },
   {
     kind: 'sharegpt',
     summary: 'ShareGPT conversations, from a file or the hub ([datasets-hub.md](datasets-hub.md))',
@@ -171,10 +72,16 @@ export const DATASET_REGISTRY: readonly DatasetModule[] = [
   randomMmDataset,
   randomRerankDataset,
   multiTurnDataset,
-  ...LEGACY.filter((e) => e.kind.startsWith('custom')).map(legacyModule),
-  ...LEGACY.filter((e) => e.kind === 'sonnet').map(legacyModule),
+  customDataset,
+  customAudioDataset,
+  customImageDataset,
+  sonnetDataset,
   prefixRepetitionDataset,
-  ...LEGACY.filter((e) => !e.kind.startsWith('custom') && e.kind !== 'sonnet').map(legacyModule),
+  burstGptDataset,
+  speedBenchDataset,
+  specBenchDataset,
+  timedTraceDataset,
+  ...LEGACY.map(legacyModule),
 ]
 
 function legacyModule(entry: Omit<DatasetModule, 'flags'>): DatasetModule {

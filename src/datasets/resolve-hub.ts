@@ -11,8 +11,8 @@ import {
 } from '../config/dataset-flag-checks.ts'
 import type { Reader } from '../config/resolve.ts'
 import type { ConfigIssue } from '../errors.ts'
+import { readAsrFlags } from './hub/hf-audio-families.ts'
 import { BFCL_ID } from './hub/hf-bfcl.ts'
-import { readAsrFlags } from './resolve-audio.ts'
 
 /** Why these datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */
 const TO_COUNT = 'it needs a tokenizer to count prompt tokens'

@@ -1,8 +1,10 @@
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join } from 'node:path'
 import type { HfDatasetConfig } from '../../config/bench-config.ts'
+import type { DatasetFlagContext } from '../../config/dataset-flag-checks.ts'
 import type { AudioInput, SampleRequest } from '../../config/records.ts'
-import { DatasetError } from '../../errors.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { hubFile } from '../../tokenizer/hub.ts'
 import { AudioHeaderError, audioInputOf } from '../audio-duration.ts'
 import type { DatasetContext } from '../index.ts'
@@ -189,4 +191,56 @@ function describe(value: unknown): string {
   if (value === null) return 'null'
   if (isRecord(value)) return `an object with keys ${Object.keys(value).join(', ') || '(none)'}`
   return Array.isArray(value) ? 'an array' : typeof value
+}
+
+/** A min/max audio length in seconds, Python's defaults filled in (0 and infinity). */
+export interface AudioLenRange {
+  min: number
+  max: number
+}
+
+/**
+ * `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec` (seconds, `inf` allowed for the max);
+ * undefined when neither is given. An ASR dataset on another backend than openai-audio is an issue.
+ */
+export function readAsrFlags(
+  read: Reader,
+  datasetId: string | undefined,
+  context: DatasetFlagContext,
+): AudioLenRange | undefined {
+  const { issues, backend } = context
+  if (datasetId !== undefined && isAsrDataset(datasetId) && backend !== 'openai-audio') {
+    issues.push({
+      path: '--backend',
+      message: `must be openai-audio for the ASR dataset ${datasetId} (it sends each row's audio for transcription; Python has no chat path for it); got ${backend}`,
+    })
+  }
+  const seconds = (name: string): number | undefined => {
+    const raw = read.string(name)
+    if (raw === undefined) return undefined
+    const value = /^\+?inf(inity)?$/i.test(raw.trim()) ? Infinity : Number(raw)
+    if (raw.trim() === '' || Number.isNaN(value) || value < 0) {
+      issues.push({ path: name, message: `must be a number of seconds ≥ 0 (got "${raw}")` })
+      return undefined
+    }
+    return value
+  }
+  const min = seconds('--asr-min-audio-len-sec')
+  const max = seconds('--asr-max-audio-len-sec')
+  return audioLenRange(min, max, issues, '--asr-min-audio-len-sec', '--asr-max-audio-len-sec')
+}
+
+function audioLenRange(
+  min: number | undefined,
+  max: number | undefined,
+  issues: ConfigIssue[],
+  minPath: string,
+  maxPath: string,
+): AudioLenRange | undefined {
+  if (min === undefined && max === undefined) return undefined
+  const range = { min: min ?? 0, max: max ?? Infinity }
+  if (range.min > range.max) {
+    issues.push({ path: minPath, message: `must not exceed ${maxPath} (got ${range.min} > ${range.max})` })
+  }
+  return range
 }

@@ -1,10 +1,29 @@
 import type { BurstGptDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { BurstGptDatasetOptions } from '../../config/dsl-datasets.ts'
 import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
-import type { DatasetContext } from '../index.ts'
 import { readDatasetFile } from '../sampling.ts'
+import { NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+
+/** `--dataset-name burstgpt`: the request and response lengths of a BurstGPT CSV. */
+export const burstGptDataset = defineDataset<'burstgpt'>({
+  kind: 'burstgpt',
+  summary: 'request and response lengths of a BurstGPT CSV',
+  datasetName: 'burstgpt',
+  builder: 'burstgpt',
+  fields: { path: PATH_FIELD, numPrompts: NUM_PROMPTS_FIELD } satisfies DslFieldTable<BurstGptDatasetOptions>,
+  flags: [],
+  resolve: (read: Reader, context: DatasetFlagContext): BurstGptDatasetConfig => {
+    needsTokenizer('burstgpt', context)
+    return { kind: 'burstgpt', path: requirePath(read, 'burstgpt', 'the BurstGPT .csv file', context.issues) }
+  },
+  generate: generateBurstGpt,
+})
 
 const NAME = 'burstgpt'
 /** The BurstGPT columns servebench reads (Python reads columns 2 and 3 by position: the same ones). */

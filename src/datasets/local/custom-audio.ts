@@ -1,12 +1,107 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import type { CustomAudioDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName, CustomAudioDatasetConfig } from '../../config/bench-config.ts'
+import {
+  type DatasetFlagContext,
+  needsTokenizer,
+  requireJsonl,
+  requirePath,
+} from '../../config/dataset-flag-checks.ts'
+import type { CustomAudioDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { AudioInput, SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { AudioHeaderError, audioInputOf } from '../audio-duration.ts'
 import { renderUserPrompt } from '../chat-prompt.ts'
-import type { DatasetContext } from '../index.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
-import { lineOutputLen, readCustomJsonl } from './custom-lines.ts'
+import {
+  DISABLE_SHUFFLE,
+  ENABLE_MULTIMODAL_CHAT,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+  SKIP_CHAT_TEMPLATE,
+} from '../shared-flags.ts'
+import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
+
+/**
+ * `--dataset-name custom_audio`: JSONL lines with an audio file each, sent by `openai-audio`, or
+ * by `openai-chat` as `input_audio` parts with `--enable-multimodal-chat`.
+ */
+export const customAudioDataset = defineDataset<'custom_audio'>({
+  kind: 'custom_audio',
+  summary:
+    'your JSONL prompts with a WAV, FLAC or MP3 file each (`openai-audio`, or `openai-chat` with `--enable-multimodal-chat`)',
+  datasetName: 'custom_audio',
+  builder: 'customAudio',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    outputLen: f(CUSTOM_OUTPUT_LEN.name),
+    skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
+    enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<CustomAudioDatasetOptions>,
+  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, ENABLE_MULTIMODAL_CHAT, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveCustomAudioFlags,
+  generate: generateCustomAudio,
+})
+
+/** The backend that sends a dataset's audio: Python's transcription request. */
+const AUDIO_BACKEND: BackendName = 'openai-audio'
+
+/** The backend that takes `custom_audio`'s audio as an `input_audio` chat part (`--enable-multimodal-chat`). */
+const AUDIO_CHAT_BACKEND: BackendName = 'openai-chat'
+
+/**
+ * Python's two custom_audio paths: `openai-audio` sends the file for transcription;
+ * `--enable-multimodal-chat` turns it into an `input_audio` part, which only `openai-chat` sends
+ * (the transcription request of Python refuses it, and a chat request without it fails, as
+ * Python's decoded audio is not JSON).
+ */
+function customAudioBackendIssue(backend: BackendName, multimodalChat: boolean): string | undefined {
+  if (backend === AUDIO_BACKEND && !multimodalChat) return undefined
+  if (backend === AUDIO_CHAT_BACKEND && multimodalChat) return undefined
+  if (backend === AUDIO_BACKEND) return 'sends the audio as a chat part, which openai-audio cannot send'
+  if (backend === AUDIO_CHAT_BACKEND) return 'missing'
+  return 'other'
+}
+
+/** `--dataset-name custom_audio`: the path, `--custom-output-len` (-1 or at least 1), the order switches. */
+function resolveCustomAudioFlags(read: Reader, context: DatasetFlagContext): CustomAudioDatasetConfig {
+  const { backend, issues } = context
+  const problem = customAudioBackendIssue(backend, read.bool('--enable-multimodal-chat'))
+  if (problem === 'missing') {
+    issues.push({
+      path: '--enable-multimodal-chat',
+      message:
+        'is required for custom_audio with --backend openai-chat (it sends each audio file as an input_audio part)',
+    })
+  } else if (problem === 'other') {
+    issues.push({
+      path: '--dataset-name',
+      message: `custom_audio needs --backend openai-audio (it sends each line's audio file for transcription) or openai-chat with --enable-multimodal-chat (an input_audio part); got --backend ${backend}`,
+    })
+  } else if (problem !== undefined) {
+    issues.push({
+      path: '--enable-multimodal-chat',
+      message: `${problem} (drop it, or use --backend openai-chat)`,
+    })
+  }
+  needsTokenizer('custom_audio', context, 'it needs a tokenizer to count prompt tokens')
+  const path = requirePath(read, 'custom_audio', 'a .jsonl file', issues)
+  requireJsonl(path, issues)
+  return {
+    kind: 'custom_audio',
+    path,
+    outputLen: readCustomOutputLen(read, issues, true),
+    skipChatTemplate: read.bool(SKIP_CHAT_TEMPLATE.name),
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+}
 
 const NAME = 'custom_audio'
 

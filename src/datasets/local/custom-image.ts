@@ -1,11 +1,70 @@
 import { dirname, resolve } from 'node:path'
-import type { CustomImageDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName, CustomImageDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, requireJsonl, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { CustomImageDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { ChatContentPart, MultiModalPart, SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
+import { type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { ImageLoadError, imageRefUrl, loadImageAsDataUrl } from '../image-ref.ts'
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
-import { readCustomJsonl } from './custom-lines.ts'
+import {
+  DISABLE_SHUFFLE,
+  ENABLE_MULTIMODAL_CHAT,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+} from '../shared-flags.ts'
+import { CUSTOM_OUTPUT_LEN, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
+
+const ENSURE_CLIENT_SIDE_DATA = flagRow(
+  '--custom-ensure-client-side-data',
+  'boolean',
+  'custom_image: load local and http(s) images on the client and send them as base64 data URLs.',
+  { parity: 'python' },
+)
+
+/** `--dataset-name custom_image`: JSONL prompts with images, or interleaved parts, for `openai-chat`. */
+export const customImageDataset = defineDataset<'custom_image'>({
+  kind: 'custom_image',
+  summary: 'your JSONL prompts with images, or interleaved text and images (`openai-chat`)',
+  datasetName: 'custom_image',
+  builder: 'customImage',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    outputLen: f(CUSTOM_OUTPUT_LEN.name),
+    ensureClientSideData: f(ENSURE_CLIENT_SIDE_DATA.name, 'switch'),
+    enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<CustomImageDatasetOptions>,
+  flags: [CUSTOM_OUTPUT_LEN, ENSURE_CLIENT_SIDE_DATA, ENABLE_MULTIMODAL_CHAT, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveCustomImageFlags,
+  generate: generateCustomImage,
+})
+
+const NEEDS_CHAT = (backend: BackendName): string =>
+  `custom_image needs --backend openai-chat (it sends images in chat messages); got --backend ${backend}`
+
+/** The path, `--custom-output-len` (at least 1) and the image switches. */
+function resolveCustomImageFlags(read: Reader, context: DatasetFlagContext): CustomImageDatasetConfig {
+  const { backend, issues } = context
+  if (backend !== 'openai-chat') issues.push({ path: '--dataset-name', message: NEEDS_CHAT(backend) })
+  const path = requirePath(read, 'custom_image', 'a .jsonl file', issues)
+  requireJsonl(path, issues)
+  return {
+    kind: 'custom_image',
+    path,
+    outputLen: readCustomOutputLen(read, issues, false),
+    ensureClientSideData: read.bool(ENSURE_CLIENT_SIDE_DATA.name),
+    enableMultimodalChat: read.bool(ENABLE_MULTIMODAL_CHAT.name),
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+}
 
 const NAME = 'custom_image'
 

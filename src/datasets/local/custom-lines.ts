@@ -1,5 +1,34 @@
-import { DatasetError } from '../../errors.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { type ConfigIssue, DatasetError } from '../../errors.ts'
+import { flagRow } from '../dataset-module.ts'
 import { fieldError, type JsonlRow, parseJsonl, readDatasetFile } from '../sampling.ts'
+
+/** Python's `--custom-output-len` default. */
+export const DEFAULT_CUSTOM_OUTPUT_LEN = 256
+
+export const CUSTOM_OUTPUT_LEN = flagRow(
+  '--custom-output-len',
+  'int',
+  "custom, custom_image: output tokens per request; custom: -1 takes each line's output_tokens.",
+  { default: String(DEFAULT_CUSTOM_OUTPUT_LEN) },
+)
+
+/**
+ * `--output-len`, else `--custom-output-len`, else 256. With `perLine`, -1 (each line's
+ * `output_tokens`) is allowed and 0 is an issue; without it the value must be at least 1.
+ */
+export function readCustomOutputLen(read: Reader, issues: ConfigIssue[], perLine: boolean): number {
+  const outputLen =
+    read.int('--output-len', 1) ??
+    read.int(CUSTOM_OUTPUT_LEN.name, perLine ? -1 : 1) ??
+    DEFAULT_CUSTOM_OUTPUT_LEN
+  if (perLine && outputLen === 0)
+    issues.push({
+      path: CUSTOM_OUTPUT_LEN.name,
+      message: "must be -1 (each line's output_tokens) or at least 1 (got 0)",
+    })
+  return outputLen
+}
 
 /** `--custom-output-len -1`: take each line's `output_tokens`. */
 export const PER_LINE_OUTPUT_LEN = -1

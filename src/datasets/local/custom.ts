@@ -1,9 +1,53 @@
 import type { CustomDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { CustomDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { renderUserPrompt, usesChatTemplate } from '../chat-prompt.ts'
+import { type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
-import { lineOutputLen, readCustomJsonl } from './custom-lines.ts'
+import {
+  DISABLE_SHUFFLE,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+  SKIP_CHAT_TEMPLATE,
+} from '../shared-flags.ts'
+import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
+
+/** `--dataset-name custom`: JSONL `{"prompt", "output_tokens"?}` lines. */
+export const customDataset = defineDataset<'custom'>({
+  kind: 'custom',
+  summary: 'your JSONL prompts',
+  datasetName: 'custom',
+  builder: 'custom',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    outputLen: f(CUSTOM_OUTPUT_LEN.name),
+    skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<CustomDatasetOptions>,
+  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveCustom,
+  generate: generateCustom,
+})
+
+// custom is the one dataset Python runs with --skip-tokenizer-init (each prompt then counts 1 token).
+function resolveCustom(read: Reader, context: DatasetFlagContext): CustomDatasetConfig {
+  const path = requirePath(read, 'custom', 'a .jsonl file', context.issues)
+  return {
+    kind: 'custom',
+    path,
+    outputLen: readCustomOutputLen(read, context.issues, true),
+    skipChatTemplate: read.bool(SKIP_CHAT_TEMPLATE.name),
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+}
 
 const NAME = 'custom'
 

@@ -1,11 +1,65 @@
 import { fileURLToPath } from 'node:url'
 import type { SonnetDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer } from '../../config/dataset-flag-checks.ts'
+import type { SonnetDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { ConfigError, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { hasChatTemplate, renderUserPrompt, serverAppliesTemplate } from '../chat-prompt.ts'
-import type { DatasetContext } from '../index.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { readDatasetFile } from '../sampling.ts'
+import { NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+
+/** Python's sonnet defaults (V-ref parser). */
+export const DEFAULT_SONNET = { inputLen: 550, outputLen: 150, prefixLen: 200 } as const
+
+const SONNET_INPUT_LEN = flagRow('--sonnet-input-len', 'int', 'sonnet: most prompt tokens per request.', {
+  default: String(DEFAULT_SONNET.inputLen),
+  parity: 'python',
+})
+const SONNET_OUTPUT_LEN = flagRow('--sonnet-output-len', 'int', 'sonnet: output tokens per request.', {
+  default: String(DEFAULT_SONNET.outputLen),
+  parity: 'python',
+})
+const SONNET_PREFIX_LEN = flagRow(
+  '--sonnet-prefix-len',
+  'int',
+  'sonnet: tokens of poem lines shared by every prompt.',
+  { default: String(DEFAULT_SONNET.prefixLen), parity: 'python' },
+)
+
+/** `--dataset-name sonnet`: a shared prefix of poem lines plus sampled lines. */
+export const sonnetDataset = defineDataset<'sonnet'>({
+  kind: 'sonnet',
+  summary: "Shakespeare's sonnets (built in) or any text file",
+  datasetName: 'sonnet',
+  builder: 'sonnet',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    inputLen: f(SONNET_INPUT_LEN.name),
+    outputLen: f(SONNET_OUTPUT_LEN.name),
+    prefixLen: f(SONNET_PREFIX_LEN.name),
+  } satisfies DslFieldTable<SonnetDatasetOptions>,
+  flags: [SONNET_INPUT_LEN, SONNET_OUTPUT_LEN, SONNET_PREFIX_LEN],
+  resolve: resolveSonnet,
+  generate: generateSonnet,
+})
+
+function resolveSonnet(read: Reader, context: DatasetFlagContext): SonnetDatasetConfig {
+  needsTokenizer('sonnet', context)
+  const d = DEFAULT_SONNET
+  const path = read.string('--dataset-path')
+  return {
+    kind: 'sonnet',
+    ...(path !== undefined ? { path } : {}),
+    inputLen: read.int(SONNET_INPUT_LEN.name, 1) ?? d.inputLen,
+    outputLen: read.int(SONNET_OUTPUT_LEN.name, 1) ?? d.outputLen,
+    prefixLen: read.int(SONNET_PREFIX_LEN.name, 0) ?? d.prefixLen,
+  }
+}
 
 /** The built-in text: Shakespeare's sonnets (public domain), shipped in the package. */
 export const BUILTIN_SONNET_PATH: string = fileURLToPath(

@@ -1,9 +1,13 @@
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SpeedBenchDatasetConfig, SpeedBenchSubset } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { SpeedBenchDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
-import type { DatasetContext } from '../index.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import {
   fieldError,
   type JsonlRow,
@@ -13,6 +17,13 @@ import {
   shuffled,
   typeName,
 } from '../sampling.ts'
+import {
+  DISABLE_SHUFFLE,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+} from '../shared-flags.ts'
 
 export const SPEED_BENCH_SUBSETS: readonly SpeedBenchSubset[] = [
   'qualitative',
@@ -22,6 +33,63 @@ export const SPEED_BENCH_SUBSETS: readonly SpeedBenchSubset[] = [
   'throughput_16k',
   'throughput_32k',
 ]
+
+/** Upstream defaults (Rust `cli.rs`). */
+export const DEFAULT_SPEED_BENCH = { subset: 'qualitative', outputLen: 4096 } as const
+
+const SUBSET = flagRow(
+  '--speed-bench-dataset-subset',
+  'string',
+  'speed_bench: which {subset}.jsonl of the --dataset-path directory.',
+  { aliases: ['--speed-bench-config'], default: DEFAULT_SPEED_BENCH.subset, choices: SPEED_BENCH_SUBSETS },
+)
+const OUTPUT_LEN = flagRow('--speed-bench-output-len', 'int', 'speed_bench: output tokens per request.', {
+  default: String(DEFAULT_SPEED_BENCH.outputLen),
+})
+const CATEGORY = flagRow(
+  '--speed-bench-category',
+  'string',
+  'speed_bench: keep only this category (exact match).',
+)
+
+/** `--dataset-name speed_bench`: NVIDIA SPEED-Bench `{subset}.jsonl`, prepared locally. */
+export const speedBenchDataset = defineDataset<'speed_bench'>({
+  kind: 'speed_bench',
+  aliases: ['speed-bench'],
+  summary: 'NVIDIA SPEED-Bench, prepared locally',
+  datasetName: 'speed_bench',
+  builder: 'speedBench',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    subset: f(SUBSET.name),
+    outputLen: f(OUTPUT_LEN.name),
+    category: f(CATEGORY.name),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<SpeedBenchDatasetOptions>,
+  flags: [SUBSET, OUTPUT_LEN, CATEGORY, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveSpeedBench,
+  generate: generateSpeedBench,
+})
+
+function resolveSpeedBench(read: Reader, context: DatasetFlagContext): SpeedBenchDatasetConfig {
+  needsTokenizer('speed_bench', context)
+  const category = read.string(CATEGORY.name)
+  return {
+    kind: 'speed_bench',
+    path: requirePath(
+      read,
+      'speed_bench',
+      'a directory of {subset}.jsonl files, or one such file',
+      context.issues,
+    ),
+    subset: read.choice(SUBSET.name, SPEED_BENCH_SUBSETS) ?? DEFAULT_SPEED_BENCH.subset,
+    outputLen: read.int(OUTPUT_LEN.name, 1) ?? DEFAULT_SPEED_BENCH.outputLen,
+    ...(category !== undefined ? { category } : {}),
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+}
 
 /** SPEED-Bench publishes this text in place of prompts it may not redistribute; such rows are skipped. */
 export const SPEED_BENCH_PLACEHOLDER = 'FULL BENCHMARK DATA SHOULD BE FETCHED'

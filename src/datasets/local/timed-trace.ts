@@ -1,9 +1,14 @@
-import type { TimedTraceDatasetConfig, TimedTraceLabels } from '../../config/bench-config.ts'
+import type { BackendName, TimedTraceDatasetConfig, TimedTraceLabels } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { TimedTraceDatasetOptions } from '../../config/dsl-datasets.ts'
+import { type FieldSpec, f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
-import { DatasetError } from '../../errors.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
-import type { DatasetContext } from '../index.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { fieldError, parseJsonl, readDatasetFile, typeName } from '../sampling.ts'
+import { NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
 
 const NAME = 'timed_trace'
 const MASK_64 = 0xffff_ffff_ffff_ffffn
@@ -24,6 +29,127 @@ export const DEFAULT_TIMED_TRACE_LABELS: TimedTraceLabels = {
   inputLength: 'input_length',
   outputLength: 'output_length',
   hashIds: 'hash_ids',
+}
+
+/** Upstream defaults (Rust `cli.rs`). */
+export const DEFAULT_TIMED_TRACE = { chunkHashSize: 16, secMultiplier: 1 } as const
+
+const CHUNK_HASH_SIZE = flagRow(
+  '--timed-trace-chunk-hash-size',
+  'int',
+  'timed_trace: prompt tokens each hash id stands for.',
+  { default: String(DEFAULT_TIMED_TRACE.chunkHashSize) },
+)
+const SEC_MULTIPLIER = flagRow(
+  '--timed-trace-sec-multiplier',
+  'number',
+  'timed_trace: seconds per trace time unit (0.001 for ms).',
+  { default: '1.0' },
+)
+const LABEL_HELP: { readonly [K in keyof TimedTraceLabels]: string } = {
+  timestamp: 'timed_trace: JSON field of the timestamp.',
+  inputLength: 'timed_trace: JSON field of the input length.',
+  outputLength: 'timed_trace: JSON field of the output length.',
+  hashIds: 'timed_trace: JSON field of the hash ids.',
+}
+const LABEL_KEYS = Object.keys(LABEL_HELP) as Array<keyof TimedTraceLabels>
+const LABEL_ROWS = LABEL_KEYS.map((key) =>
+  flagRow(TIMED_TRACE_LABEL_FLAGS[key], 'string', LABEL_HELP[key], {
+    default: DEFAULT_TIMED_TRACE_LABELS[key],
+  }),
+)
+const SELF_TIMED = flagRow(
+  '--self-timed',
+  'boolean',
+  'timed_trace: send each request at its trace timestamp (the default).',
+)
+const NO_SELF_TIMED = flagRow(
+  '--no-self-timed',
+  'boolean',
+  'timed_trace: use --request-rate and --burstiness instead of the trace times.',
+)
+
+type TimedTraceFields = Omit<DslFieldTable<TimedTraceDatasetOptions>, 'labels' | 'selfTimed'> &
+  Readonly<Record<`labels.${keyof TimedTraceLabels}`, FieldSpec>>
+
+/**
+ * `--dataset-name timed_trace`: a Mooncake-style trace replayed at its timestamps. `selfTimed:
+ * false` is `--no-self-timed`, which the DSL door sets itself.
+ */
+export const timedTraceDataset = defineDataset<'timed_trace'>({
+  kind: 'timed_trace',
+  aliases: ['timed-trace'],
+  summary: 'a Mooncake-style trace replayed at its timestamps',
+  datasetName: 'timed_trace',
+  builder: 'timedTrace',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    chunkHashSize: f(CHUNK_HASH_SIZE.name),
+    secMultiplier: f(SEC_MULTIPLIER.name),
+    'labels.timestamp': f(TIMED_TRACE_LABEL_FLAGS.timestamp),
+    'labels.inputLength': f(TIMED_TRACE_LABEL_FLAGS.inputLength),
+    'labels.outputLength': f(TIMED_TRACE_LABEL_FLAGS.outputLength),
+    'labels.hashIds': f(TIMED_TRACE_LABEL_FLAGS.hashIds),
+  } satisfies TimedTraceFields,
+  flags: [CHUNK_HASH_SIZE, SEC_MULTIPLIER, ...LABEL_ROWS, SELF_TIMED, NO_SELF_TIMED],
+  resolve: resolveTimedTrace,
+  generate: generateTimedTrace,
+})
+
+/** Backends that send `/v1/completions` bodies, which can carry token-id prompts. */
+const COMPLETIONS_BACKENDS: readonly BackendName[] = ['vllm', 'openai']
+
+function resolveTimedTrace(read: Reader, context: DatasetFlagContext): TimedTraceDatasetConfig {
+  const { issues } = context
+  needsTokenizer('timed_trace', context)
+  const path = requirePath(read, 'timed_trace', 'a JSONL trace', issues)
+  if (!COMPLETIONS_BACKENDS.includes(context.backend)) {
+    issues.push({
+      path: '--backend',
+      message: `must be a completions backend (vllm or openai) with --dataset-name timed_trace: it sends token-id prompts (got ${context.backend})`,
+    })
+  }
+  const secMultiplier = read.number(SEC_MULTIPLIER.name) ?? DEFAULT_TIMED_TRACE.secMultiplier
+  if (!(secMultiplier > 0))
+    issues.push({
+      path: '--timed-trace-sec-multiplier',
+      message: `must be a finite number > 0 (got ${secMultiplier})`,
+    })
+  const labels = { ...DEFAULT_TIMED_TRACE_LABELS }
+  for (const key of Object.keys(labels) as Array<keyof TimedTraceLabels>) {
+    const flag = TIMED_TRACE_LABEL_FLAGS[key]
+    const value = read.string(flag)
+    if (value === '') issues.push({ path: flag, message: 'must be a non-empty field name' })
+    else if (value !== undefined) labels[key] = value
+  }
+  const noSelfTimed = read.bool(NO_SELF_TIMED.name)
+  if (noSelfTimed && read.bool(SELF_TIMED.name))
+    issues.push({ path: '--self-timed', message: 'and --no-self-timed cannot both be given' })
+  const selfTimed = !noSelfTimed
+  if (selfTimed) rejectComputedSchedule(read, issues)
+  return {
+    kind: 'timed_trace',
+    path,
+    chunkHashSize: read.int(CHUNK_HASH_SIZE.name, 1) ?? DEFAULT_TIMED_TRACE.chunkHashSize,
+    secMultiplier,
+    labels,
+    selfTimed,
+  }
+}
+
+// Rust §4.10: under trace-driven timing the schedule flags would be silently ignored, so they are errors.
+function rejectComputedSchedule(read: Reader, issues: ConfigIssue[]): void {
+  const hint =
+    'has no effect under trace-driven timing (timed_trace sends each request at its trace timestamp); pass --no-self-timed to use it'
+  const rate = read.string('--request-rate')
+  if (rate !== undefined && !/^\+?inf(inity)?$/i.test(rate.trim()))
+    issues.push({ path: '--request-rate', message: hint })
+  const burstiness = read.string('--burstiness')
+  if (burstiness !== undefined && Number(burstiness) !== 1)
+    issues.push({ path: '--burstiness', message: hint })
+  if (read.string('--ramp-up-strategy') !== undefined)
+    issues.push({ path: '--ramp-up-strategy', message: hint })
 }
 
 /** One trace row as read. */

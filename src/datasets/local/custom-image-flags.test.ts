@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { findFlag } from '../cli/flags.ts'
-import { parseArgs } from '../cli/parse-args.ts'
-import type { ConfigError } from '../errors.ts'
-import { benchConfigFromDsl } from '../options/from-dsl.ts'
-import { resolveServeFlags } from '../options/serve-flags.ts'
-import { datasets, endpoint } from '../vitest/runtime/builders.ts'
+import { findFlag } from '../../cli/flags.ts'
+import { parseArgs } from '../../cli/parse-args.ts'
+import type { ConfigError } from '../../errors.ts'
+import { benchConfigFromDsl } from '../../options/from-dsl.ts'
+import { resolveServeFlags } from '../../options/serve-flags.ts'
+import { datasets, endpoint } from '../../vitest/runtime/builders.ts'
 
 const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 const CHAT = ['--backend', 'openai-chat']

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { findFlag } from '../cli/flags.ts'
-import { parseArgs } from '../cli/parse-args.ts'
-import type { ConfigError } from '../errors.ts'
-import { resolveServeFlags } from '../options/serve-flags.ts'
+import { findFlag } from '../../cli/flags.ts'
+import { parseArgs } from '../../cli/parse-args.ts'
+import type { ConfigError } from '../../errors.ts'
+import { resolveServeFlags } from '../../options/serve-flags.ts'
 
 const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 
