@@ -156,66 +156,11 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     { parity: 'rust' },
   ),
   s(
-    '--sharegpt-output-len',
-    'int',
-    'Dataset',
-    'sharegpt: fixed output length (skips the minimum-output check).',
-  ),
-  s(
     '--chat-template-kwargs',
     'string',
     'Dataset',
     'JSON object of chat-template variables for client-side templating, e.g. \'{"enable_thinking": false}\'.',
     { parity: 'python' },
-  ),
-  s('--hf-name', 'string', 'Dataset', 'hf: dataset id that picks the family when --dataset-path is local.', {
-    parity: 'python',
-  }),
-  s('--hf-subset', 'string', 'Dataset', 'hf: config; default "default", else the first.'),
-  s('--hf-split', 'string', 'Dataset', 'hf: split; default train > test > validation > the first.'),
-  s(
-    '--hf-output-len',
-    'int',
-    'Dataset',
-    "hf: fixed output length; default the family's, else the reference.",
-  ),
-  s('--hf-text-column', 'string', 'Dataset', 'hf: prompt column; default auto-detected.', { parity: 'rust' }),
-  s('--no-stream', 'boolean', 'Dataset', 'Accepted: hf shards are always read whole.', {
-    status: 'accepted',
-    parity: 'python',
-  }),
-  s('--blazedit-min-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≥ this.', {
-    parity: 'python',
-  }),
-  s('--blazedit-max-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≤ this.', {
-    parity: 'python',
-  }),
-  s(
-    '--asr-min-audio-len-sec',
-    'number',
-    'Dataset',
-    'hf ASR sets: skip rows whose audio is shorter (seconds).',
-    {
-      default: '0.0',
-      parity: 'python',
-    },
-  ),
-  s(
-    '--asr-max-audio-len-sec',
-    'number',
-    'Dataset',
-    'hf ASR sets: skip rows whose audio is longer (seconds).',
-    {
-      default: 'inf',
-      parity: 'python',
-    },
-  ),
-  s(
-    '--bfcl-categories',
-    'string',
-    'Dataset',
-    'hf BFCL: comma-separated v3 categories (files BFCL_v3_<category>.json).',
-    { default: 'simple,live_simple,multiple', parity: 'python' },
   ),
   // Traffic
   s('--request-rate', 'rate', 'Traffic', 'Requests per second, or inf to send all at once.', {

@@ -6,10 +6,10 @@
 import { strict as assert } from 'node:assert'
 import type { DatasetConfig } from '../config/bench-config.ts'
 import type { DatasetFlagResolver } from '../config/dataset-flag-checks.ts'
-import { f } from '../config/dsl-fields.ts'
 import type { DatasetResolvers } from '../config/resolve.ts'
 import type { DatasetFlagRow, DatasetModule } from './dataset-module.ts'
-import { LEGACY_GENERATORS, LEGACY_RESOLVERS } from './legacy.ts'
+import { hfDataset } from './hub/hf.ts'
+import { shareGptDataset } from './hub/sharegpt.ts'
 import { burstGptDataset } from './local/burstgpt.ts'
 import { customDataset } from './local/custom.ts'
 import { customAudioDataset } from './local/custom-audio.ts'
@@ -26,46 +26,6 @@ import { randomRerankDataset } from './random/random-rerank.ts'
 
 export type { DatasetModule } from './dataset-module.ts'
 
-const numPrompts = f('--num-prompts')
-const order = {
-  disableShuffle: f('--disable-shuffle', 'switch'),
-  noOversample: f('--no-oversample', 'switch'),
-}
-const path = f('--dataset-path')
-
-const LEGACY: readonly Omit<DatasetModule, 'flags'>[] = [
-  {
-    kind: 'sharegpt',
-    summary: 'ShareGPT conversations, from a file or the hub ([datasets-hub.md](datasets-hub.md))',
-    datasetName: 'sharegpt',
-    builder: 'sharegpt',
-    fields: { path, numPrompts, outputLen: f('--sharegpt-output-len'), ...order },
-  },
-  {
-    kind: 'hf',
-    summary:
-      'a Hugging Face dataset by id, or a local copy, including the image and video families (`openai-chat`) ([datasets-hub.md](datasets-hub.md))',
-    datasetName: 'hf',
-    builder: 'hf',
-    fields: {
-      path,
-      numPrompts,
-      hfName: f('--hf-name'),
-      subset: f('--hf-subset'),
-      split: f('--hf-split'),
-      outputLen: f('--hf-output-len'),
-      textColumn: f('--hf-text-column'),
-      skipChatTemplate: f('--skip-chat-template', 'switch'),
-      asrMinAudioLenS: f('--asr-min-audio-len-sec'),
-      asrMaxAudioLenS: f('--asr-max-audio-len-sec'),
-      blazeditMinDistance: f('--blazedit-min-distance'),
-      blazeditMaxDistance: f('--blazedit-max-distance'),
-      bfclCategories: f('--bfcl-categories', 'csv'),
-      ...order,
-    },
-  },
-]
-
 /** Every dataset module, in docs order. */
 export const DATASET_REGISTRY: readonly DatasetModule[] = [
   randomDataset,
@@ -81,14 +41,9 @@ export const DATASET_REGISTRY: readonly DatasetModule[] = [
   speedBenchDataset,
   specBenchDataset,
   timedTraceDataset,
-  ...LEGACY.map(legacyModule),
+  shareGptDataset,
+  hfDataset,
 ]
-
-function legacyModule(entry: Omit<DatasetModule, 'flags'>): DatasetModule {
-  const resolve = LEGACY_RESOLVERS[entry.datasetName]
-  const generate = LEGACY_GENERATORS[entry.kind]
-  return { ...entry, flags: [], ...(resolve ? { resolve } : {}), ...(generate ? { generate } : {}) }
-}
 
 /** The registry by `kind`. */
 export const DATASET_FIELDS: Readonly<Record<string, DatasetModule>> = Object.fromEntries(

@@ -7,6 +7,7 @@ import type { Reader } from '../../config/resolve.ts'
 import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { hubFile } from '../../tokenizer/hub.ts'
 import { AudioHeaderError, audioInputOf } from '../audio-duration.ts'
+import { flagRow } from '../dataset-module.ts'
 import type { DatasetContext } from '../index.ts'
 import type { Row } from './hf-columns.ts'
 import { hubDatasetError } from './hub-sampling.ts'
@@ -193,6 +194,19 @@ function describe(value: unknown): string {
   return Array.isArray(value) ? 'an array' : typeof value
 }
 
+export const ASR_MIN_AUDIO_LEN = flagRow(
+  '--asr-min-audio-len-sec',
+  'number',
+  'hf ASR sets: skip rows whose audio is shorter (seconds).',
+  { default: '0.0', parity: 'python' },
+)
+export const ASR_MAX_AUDIO_LEN = flagRow(
+  '--asr-max-audio-len-sec',
+  'number',
+  'hf ASR sets: skip rows whose audio is longer (seconds).',
+  { default: 'inf', parity: 'python' },
+)
+
 /** A min/max audio length in seconds, Python's defaults filled in (0 and infinity). */
 export interface AudioLenRange {
   min: number
@@ -225,9 +239,9 @@ export function readAsrFlags(
     }
     return value
   }
-  const min = seconds('--asr-min-audio-len-sec')
-  const max = seconds('--asr-max-audio-len-sec')
-  return audioLenRange(min, max, issues, '--asr-min-audio-len-sec', '--asr-max-audio-len-sec')
+  const min = seconds(ASR_MIN_AUDIO_LEN.name)
+  const max = seconds(ASR_MAX_AUDIO_LEN.name)
+  return audioLenRange(min, max, issues, ASR_MIN_AUDIO_LEN.name, ASR_MAX_AUDIO_LEN.name)
 }
 
 function audioLenRange(

@@ -6,6 +6,7 @@ import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { applyChatTemplate } from '../../tokenizer/chat-template.ts'
 import { HubError, hubFile } from '../../tokenizer/hub.ts'
+import { flagRow } from '../dataset-module.ts'
 import type { DatasetContext } from '../index.ts'
 import { parseJsonl } from '../sampling.ts'
 import { hubDatasetError, oversample } from './hub-sampling.ts'
@@ -14,6 +15,21 @@ import { hubDatasetError, oversample } from './hub-sampling.ts'
 export const BFCL_ID = 'gorilla-llm/Berkeley-Function-Calling-Leaderboard'
 /** `--bfcl-categories` when not given. */
 const BFCL_DEFAULT_CATEGORIES: readonly string[] = ['simple', 'live_simple', 'multiple']
+export const BFCL_CATEGORIES = flagRow(
+  '--bfcl-categories',
+  'string',
+  'hf BFCL: comma-separated v3 categories (files BFCL_v3_<category>.json).',
+  { default: BFCL_DEFAULT_CATEGORIES.join(','), parity: 'python' },
+)
+
+/** `--bfcl-categories a,b`: the names, trimmed, empty ones dropped (Python). */
+export function parseBfclCategories(value: string): string[] {
+  return value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+}
+
 /** Output length when `--hf-output-len` is not given. */
 const BFCL_DEFAULT_OUTPUT_LEN = 512
 

@@ -1,17 +1,186 @@
 import type { HfDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer } from '../../config/dataset-flag-checks.ts'
+import type { HfDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
-import { DatasetError } from '../../errors.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { renderUserPrompt, usesChatTemplate } from '../chat-prompt.ts'
-import type { DatasetContext } from '../index.ts'
-import { isAsrDataset, sampleAsr } from './hf-audio-families.ts'
-import { BFCL_ID, generateBfcl } from './hf-bfcl.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import {
+  DISABLE_SHUFFLE,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+  SKIP_CHAT_TEMPLATE,
+} from '../shared-flags.ts'
+import {
+  ASR_MAX_AUDIO_LEN,
+  ASR_MIN_AUDIO_LEN,
+  isAsrDataset,
+  readAsrFlags,
+  sampleAsr,
+} from './hf-audio-families.ts'
+import { BFCL_CATEGORIES, BFCL_ID, generateBfcl, parseBfclCategories } from './hf-bfcl.ts'
 import { detectColumns, extractRow, type Row } from './hf-columns.ts'
 import { findFamily, type HfFamily } from './hf-families.ts'
 import { requireChatBackend } from './hf-image-families.ts'
 import { generateMlperf, MLPERF_IDS } from './hf-mlperf.ts'
 import { loadHfRows } from './hf-source.ts'
 import { isValidSequence, oversample } from './hub-sampling.ts'
+import { TO_COUNT } from './sharegpt.ts'
+
+const HF_NAME = flagRow(
+  '--hf-name',
+  'string',
+  'hf: dataset id that picks the family when --dataset-path is local.',
+  {
+    parity: 'python',
+  },
+)
+const HF_SUBSET = flagRow('--hf-subset', 'string', 'hf: config; default "default", else the first.')
+const HF_SPLIT = flagRow('--hf-split', 'string', 'hf: split; default train > test > validation > the first.')
+const HF_OUTPUT_LEN = flagRow(
+  '--hf-output-len',
+  'int',
+  "hf: fixed output length; default the family's, else the reference.",
+)
+const HF_TEXT_COLUMN = flagRow('--hf-text-column', 'string', 'hf: prompt column; default auto-detected.', {
+  parity: 'rust',
+})
+const NO_STREAM = flagRow('--no-stream', 'boolean', 'Accepted: hf shards are always read whole.', {
+  status: 'accepted',
+  parity: 'python',
+})
+const BLAZEDIT_MIN_DISTANCE = flagRow(
+  '--blazedit-min-distance',
+  'number',
+  'hf Blazedit: keep rows with norm_distance ≥ this.',
+  { parity: 'python' },
+)
+const BLAZEDIT_MAX_DISTANCE = flagRow(
+  '--blazedit-max-distance',
+  'number',
+  'hf Blazedit: keep rows with norm_distance ≤ this.',
+  { parity: 'python' },
+)
+
+/** `--dataset-name hf`: a Hugging Face dataset by id or a local copy, read as its Python family reads it. */
+export const hfDataset = defineDataset<'hf'>({
+  kind: 'hf',
+  summary:
+    'a Hugging Face dataset by id, or a local copy, including the image and video families (`openai-chat`) ([datasets-hub.md](datasets-hub.md))',
+  datasetName: 'hf',
+  builder: 'hf',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    hfName: f(HF_NAME.name),
+    subset: f(HF_SUBSET.name),
+    split: f(HF_SPLIT.name),
+    outputLen: f(HF_OUTPUT_LEN.name),
+    textColumn: f(HF_TEXT_COLUMN.name),
+    skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
+    asrMinAudioLenS: f(ASR_MIN_AUDIO_LEN.name),
+    asrMaxAudioLenS: f(ASR_MAX_AUDIO_LEN.name),
+    blazeditMinDistance: f(BLAZEDIT_MIN_DISTANCE.name),
+    blazeditMaxDistance: f(BLAZEDIT_MAX_DISTANCE.name),
+    bfclCategories: f(BFCL_CATEGORIES.name, 'csv'),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<HfDatasetOptions>,
+  flags: [
+    HF_NAME,
+    HF_SUBSET,
+    HF_SPLIT,
+    HF_OUTPUT_LEN,
+    HF_TEXT_COLUMN,
+    NO_STREAM,
+    SKIP_CHAT_TEMPLATE,
+    BLAZEDIT_MIN_DISTANCE,
+    BLAZEDIT_MAX_DISTANCE,
+    ASR_MIN_AUDIO_LEN,
+    ASR_MAX_AUDIO_LEN,
+    BFCL_CATEGORIES,
+    DISABLE_SHUFFLE,
+    NO_OVERSAMPLE,
+  ],
+  resolve: resolveHf,
+  generate: generateHf,
+})
+
+function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
+  needsTokenizer('hf', context, TO_COUNT)
+  const path = read.string('--dataset-path')
+  const hfName = read.string(HF_NAME.name)
+  if (path === undefined || path === '') {
+    context.issues.push({
+      path: '--dataset-path',
+      message:
+        'is required with --dataset-name hf: a dataset id such as openai/gsm8k, or a local file or folder',
+    })
+  }
+  const dataset: HfDatasetConfig = {
+    kind: 'hf',
+    path: path ?? '',
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+  if (hfName !== undefined) dataset.hfName = hfName
+  const subset = read.string(HF_SUBSET.name)
+  if (subset !== undefined) dataset.subset = subset
+  const split = read.string(HF_SPLIT.name)
+  if (split !== undefined) dataset.split = split
+  const outputLen = read.int(HF_OUTPUT_LEN.name, 1)
+  if (outputLen !== undefined) dataset.outputLen = outputLen
+  const textColumn = read.string(HF_TEXT_COLUMN.name)
+  if (textColumn !== undefined) dataset.textColumn = textColumn
+  if (read.bool(SKIP_CHAT_TEMPLATE.name)) dataset.skipChatTemplate = true
+  const asr = readAsrFlags(read, hfName ?? path, context)
+  if (asr !== undefined) dataset.asrAudioLenS = asr
+  const distance = readBlazeditDistance(read, context.issues)
+  if (distance !== undefined) dataset.blazeditDistance = distance
+  const categories = read.string(BFCL_CATEGORIES.name)
+  if (categories !== undefined) {
+    dataset.bfclCategories = parseBfclCategories(categories)
+    if (dataset.bfclCategories.length === 0)
+      context.issues.push({
+        path: '--bfcl-categories',
+        message: 'must name at least one BFCL category, such as simple,live_simple',
+      })
+  }
+  if ((hfName ?? path) === BFCL_ID && context.backend !== 'openai-chat') {
+    context.issues.push({
+      path: '--backend',
+      message: `must be openai-chat with ${BFCL_ID}: it sends each request's tool schemas in chat completions (got ${context.backend})`,
+    })
+  }
+  return dataset
+}
+
+// Python's defaults are 0.0 and 1.0; without either flag no row is filtered.
+function readBlazeditDistance(read: Reader, issues: ConfigIssue[]): { min: number; max: number } | undefined {
+  const inRange = (name: string): number | undefined => {
+    const value = read.number(name)
+    if (value !== undefined && (value < 0 || value > 1)) {
+      issues.push({ path: name, message: `must be between 0 and 1 (got ${value})` })
+      return undefined
+    }
+    return value
+  }
+  const min = inRange(BLAZEDIT_MIN_DISTANCE.name)
+  const max = inRange(BLAZEDIT_MAX_DISTANCE.name)
+  if (min === undefined && max === undefined) return undefined
+  const range = { min: min ?? 0, max: max ?? 1 }
+  if (range.min > range.max) {
+    issues.push({
+      path: '--blazedit-min-distance',
+      message: `must not exceed --blazedit-max-distance (got ${range.min} > ${range.max})`,
+    })
+  }
+  return range
+}
 
 /** Output length when a row has no reference completion and `--hf-output-len` is not given (Rust). */
 export const HF_FALLBACK_OUTPUT_LEN = 128

@@ -1,14 +1,65 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, extname, resolve } from 'node:path'
 import type { ShareGptDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer } from '../../config/dataset-flag-checks.ts'
+import type { ShareGptDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
 import type { MediaPart, SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { hubFile } from '../../tokenizer/hub.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from '../image-bytes.ts'
 import { isMediaUrl } from '../image-ref.ts'
-import type { DatasetContext } from '../index.ts'
+import {
+  DISABLE_SHUFFLE,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+} from '../shared-flags.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
+
+/** Why the hub datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */
+export const TO_COUNT = 'it needs a tokenizer to count prompt tokens'
+
+const SHAREGPT_OUTPUT_LEN = flagRow(
+  '--sharegpt-output-len',
+  'int',
+  'sharegpt: fixed output length (skips the minimum-output check).',
+)
+
+/** `--dataset-name sharegpt`: ShareGPT conversations from a file, or the default file from the hub. */
+export const shareGptDataset = defineDataset<'sharegpt'>({
+  kind: 'sharegpt',
+  summary: 'ShareGPT conversations, from a file or the hub ([datasets-hub.md](datasets-hub.md))',
+  datasetName: 'sharegpt',
+  builder: 'sharegpt',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    outputLen: f(SHAREGPT_OUTPUT_LEN.name),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<ShareGptDatasetOptions>,
+  flags: [SHAREGPT_OUTPUT_LEN, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveShareGpt,
+  generate: generateShareGpt,
+})
+
+function resolveShareGpt(read: Reader, context: DatasetFlagContext): ShareGptDatasetConfig {
+  needsTokenizer('sharegpt', context, TO_COUNT)
+  const dataset: ShareGptDatasetConfig = {
+    kind: 'sharegpt',
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+  const path = read.string('--dataset-path')
+  if (path !== undefined) dataset.path = path
+  const outputLen = read.int(SHAREGPT_OUTPUT_LEN.name, 1)
+  if (outputLen !== undefined) dataset.outputLen = outputLen
+  return dataset
+}
 
 /** Where the ShareGPT file comes from when `--dataset-path` is not given (Rust §4.3). */
 export const SHAREGPT_HUB_REPO = 'anon8231489123/ShareGPT_Vicuna_unfiltered'
