@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { findFlag, SERVE_FLAGS } from '../cli/flags.ts'
+import { withDatasetTable } from '../cli/gen-docs.ts'
 import type { DatasetConfig } from '../config/bench-config.ts'
 import { datasets } from '../vitest/runtime/builders.ts'
 import {
@@ -55,8 +56,14 @@ describe('the dataset registry', () => {
         expect(findFlag(spec.flag), `datasets.${entry.builder}().${field} → ${spec.flag}`).toBeDefined()
   })
 
-  it('is the table of docs/datasets.md', () => {
+  it('is the table of docs/datasets.md (npm run docs:cli writes it), whose sections name every dataset flag', () => {
     const docs = readFileSync(new URL('../../docs/datasets.md', import.meta.url), 'utf8')
     expect(docs).toContain(renderDatasetTable())
+    expect(withDatasetTable(docs)).toBe(docs)
+    const hubDocs = readFileSync(new URL('../../docs/datasets-hub.md', import.meta.url), 'utf8')
+    const undocumented = DATASET_FLAG_ROWS.filter(
+      (row) => !docs.includes(`\`${row.name}\``) && !hubDocs.includes(`\`${row.name}\``),
+    ).map((row) => row.name)
+    expect(undocumented).toEqual([])
   })
 })
