@@ -20,7 +20,7 @@ export const NO_OVERSAMPLE = flagRow(
 export const SKIP_CHAT_TEMPLATE = flagRow(
   '--skip-chat-template',
   'boolean',
-  "custom, hf (InstructCoder, MT-Bench, Blazedit): send prompts without the tokenizer's chat template.",
+  "custom, hf (InstructCoder, MT-Bench, HumanEval, GSM8K, Blazedit): send prompts without the tokenizer's chat template.",
 )
 
 export const ENABLE_MULTIMODAL_CHAT = flagRow(

@@ -26,6 +26,8 @@ export interface HfFamily {
   accepts?(row: Row, config: HfDatasetConfig): boolean
   /** Python's default `--hf-split` for this family; undefined = the datasets-server choice. */
   defaultSplit?: string
+  /** Python's default `--hf-subset` (config) for this family; undefined = the datasets-server choice. */
+  defaultSubset?: string
   /** Images or a video each kept row sends after its text (hf-image-families.ts); needs `--backend openai-chat`. */
   media?: { kind: 'images' | 'a video'; parts(row: Row): MediaPart[] }
 }
@@ -39,7 +41,10 @@ const ZETA_PROMPT = (events: string, excerpt: string): string =>
   `into account the cursor location.\n\n### User Edits:\n\n${events}\n\n### User Excerpt:\n\n${excerpt}\n\n` +
   '### Response:\n\n'
 
-/** The families servebench implements. InstructCoder, MT-Bench and Blazedit prompts go through the chat template, as in Python. */
+/**
+ * The families servebench implements. InstructCoder, MT-Bench, HumanEval, GSM8K and Blazedit prompts go
+ * through the chat template, as in Python.
+ */
 export const HF_FAMILIES: readonly HfFamily[] = [
   {
     name: 'conversation',
@@ -66,6 +71,25 @@ export const HF_FAMILIES: readonly HfFamily[] = [
     defaultOutputLen: 256,
     chatTemplate: true,
     extract: (row) => ({ prompt: Array.isArray(row.turns) ? str(row.turns[0]) : '' }),
+  },
+  // Python: HumanEvalDataset and GSM8KDataset, single-turn like MT-Bench; Python loads the test
+  // split (and GSM8K's `main` config), which the datasets-server would not choose first.
+  {
+    name: 'humaneval',
+    ids: ['openai/openai_humaneval'],
+    defaultOutputLen: 256,
+    chatTemplate: true,
+    defaultSplit: 'test',
+    extract: (row) => ({ prompt: str(row.prompt) }),
+  },
+  {
+    name: 'gsm8k',
+    ids: ['openai/gsm8k'],
+    defaultOutputLen: 256,
+    chatTemplate: true,
+    defaultSplit: 'test',
+    defaultSubset: 'main',
+    extract: (row) => ({ prompt: str(row.question) }),
   },
   {
     name: 'aimo',

@@ -202,9 +202,10 @@ export async function generateHf(config: HfDatasetConfig, context: DatasetContex
   const family = config.textColumn === undefined ? findFamily(config.hfName ?? config.path) : undefined
   if (family !== undefined) requireChatBackend(family, config.hfName ?? config.path, context.backend)
   const split = config.split ?? family?.defaultSplit
+  const subset = config.subset ?? family?.defaultSubset
   const rows = await loadHfRows({
     dataset: config.path,
-    ...(config.subset !== undefined ? { subset: config.subset } : {}),
+    ...(subset !== undefined ? { subset } : {}),
     ...(split !== undefined ? { split } : {}),
     seed: context.seed,
     disableShuffle: config.disableShuffle,
