@@ -98,6 +98,26 @@ describe('local dataset flags', () => {
     }
   })
 
+  // Rust cli.rs: `--speed-bench-config throughput_16k --speed-bench-max-input-len 10240`.
+  it('resolves --speed-bench-max-input-len, at least 1', () => {
+    const argv = [
+      '--dataset-name',
+      'speed_bench',
+      '--dataset-path',
+      'd',
+      '--speed-bench-config',
+      'throughput_16k',
+    ]
+    expect(resolve([...argv, '--speed-bench-max-input-len', '10240']).dataset).toMatchObject({
+      subset: 'throughput_16k',
+      maxInputLen: 10240,
+    })
+    expect(Object.keys(resolve(argv).dataset)).not.toContain('maxInputLen')
+    expect(issuesOf([...argv, '--speed-bench-max-input-len', '0'])).toEqual([
+      '--speed-bench-max-input-len must be at least 1 (got 0)',
+    ])
+  })
+
   // Rust §11.2 timed_trace vectors.
   it('defaults timed_trace to self-timed with ignore_eos', () => {
     const config = resolve(['--dataset-name', 'timed_trace', '--dataset-path', 't.jsonl'])

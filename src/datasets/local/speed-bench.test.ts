@@ -51,6 +51,27 @@ describe('speed_bench dataset', () => {
     expect(throughput.map((r) => r.prompt).sort()[0]).toMatch(/^Invent ten unusual names/)
   })
 
+  // Rust (load_speed_bench_dataset): a longer prompt keeps the decoded text of its first N tokens.
+  it('cuts prompts longer than maxInputLen to the text of their first maxInputLen tokens', async () => {
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    const full = await generateRequests(speed(), { tokenizer, numPrompts: 5, seed: 0 })
+    const cut = await generateRequests(speed({ maxInputLen: 6 }), { tokenizer, numPrompts: 5, seed: 0 })
+    expect(cut).toHaveLength(full.length)
+    for (const [i, request] of cut.entries()) {
+      const original = full[i]!
+      if (original.promptLen <= 6) {
+        expect(request).toEqual(original)
+        continue
+      }
+      const firstIds = (await tokenizer.encode(original.prompt)).slice(0, 6)
+      expect(request.prompt).toBe(await tokenizer.decode(firstIds))
+      expect(original.prompt.startsWith(request.prompt)).toBe(true)
+      expect(request.promptLen).toBe((await tokenizer.encode(request.prompt)).length)
+      expect(request.expectedOutputLen).toBe(4096)
+    }
+    expect(cut.filter((r, i) => r.prompt !== full[i]!.prompt).length).toBeGreaterThan(0)
+  })
+
   it('filters one category, shuffles with the seed and oversamples', async () => {
     const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
     const math = await generateRequests(speed({ category: 'math', noOversample: false }), {

@@ -51,6 +51,12 @@ const CATEGORY = flagRow(
   'string',
   'speed_bench: keep only this category (exact match).',
 )
+const MAX_INPUT_LEN = flagRow(
+  '--speed-bench-max-input-len',
+  'int',
+  'speed_bench: cut longer prompts to the text of their first N tokens (e.g. throughput_16k cut to 10240).',
+  { parity: 'rust' },
+)
 
 /** `--dataset-name speed_bench`: NVIDIA SPEED-Bench `{subset}.jsonl`, prepared locally. */
 export const speedBenchDataset = defineDataset<'speed_bench'>({
@@ -65,9 +71,10 @@ export const speedBenchDataset = defineDataset<'speed_bench'>({
     subset: f(SUBSET.name),
     outputLen: f(OUTPUT_LEN.name),
     category: f(CATEGORY.name),
+    maxInputLen: f(MAX_INPUT_LEN.name),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<SpeedBenchDatasetOptions>,
-  flags: [SUBSET, OUTPUT_LEN, CATEGORY, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [SUBSET, OUTPUT_LEN, CATEGORY, MAX_INPUT_LEN, DISABLE_SHUFFLE, NO_OVERSAMPLE],
   resolve: resolveSpeedBench,
   generate: generateSpeedBench,
 })
@@ -75,6 +82,7 @@ export const speedBenchDataset = defineDataset<'speed_bench'>({
 function resolveSpeedBench(read: Reader, context: DatasetFlagContext): SpeedBenchDatasetConfig {
   needsTokenizer('speed_bench', context)
   const category = read.string(CATEGORY.name)
+  const maxInputLen = read.int(MAX_INPUT_LEN.name, 1)
   return {
     kind: 'speed_bench',
     path: requirePath(
@@ -86,6 +94,7 @@ function resolveSpeedBench(read: Reader, context: DatasetFlagContext): SpeedBenc
     subset: read.choice(SUBSET.name, SPEED_BENCH_SUBSETS) ?? DEFAULT_SPEED_BENCH.subset,
     outputLen: read.int(OUTPUT_LEN.name, 1) ?? DEFAULT_SPEED_BENCH.outputLen,
     ...(category !== undefined ? { category } : {}),
+    ...(maxInputLen !== undefined ? { maxInputLen } : {}),
     disableShuffle: read.bool(DISABLE_SHUFFLE.name),
     noOversample: read.bool(NO_OVERSAMPLE.name),
   }
@@ -140,6 +149,8 @@ function parseRows(dataset: string, path: string, text: string): JsonlRow[] {
 export interface FirstTurnOptions {
   outputLen: number
   category?: string
+  /** speed_bench only: longer prompts keep the text of their first this many tokens. */
+  maxInputLen?: number
   disableShuffle: boolean
   noOversample: boolean
 }
@@ -189,11 +200,28 @@ export async function sampleFirstTurns(
   const requests: SampleRequest[] = []
   for (const prompt of shuffled(usable, context.seed, options.disableShuffle)) {
     if (requests.length >= context.numPrompts) break
-    const promptLen = (await context.tokenizer.encode(prompt)).length
-    if (promptLen < MIN_PROMPT_TOKENS) continue
-    requests.push({ prompt, promptLen, expectedOutputLen: options.outputLen })
+    const ids = await context.tokenizer.encode(prompt)
+    if (ids.length < MIN_PROMPT_TOKENS) continue
+    const sent = await truncated(prompt, ids, options.maxInputLen, context)
+    requests.push({ ...sent, expectedOutputLen: options.outputLen })
   }
   if (requests.length === 0)
     throw new DatasetError(`${dataset}: every prompt in ${path} has fewer than ${MIN_PROMPT_TOKENS} tokens`)
   return oversample(requests, context.numPrompts, context.seed, options.noOversample)
+}
+
+/**
+ * Rust (`load_speed_bench_dataset`): a prompt longer than `maxInputLen` tokens is sent as the text
+ * of its first `maxInputLen` tokens. Deviation: `promptLen` is that text re-encoded, the exact
+ * count the server sees (Rust reports `maxInputLen`; the two differ only where decoding merges).
+ */
+async function truncated(
+  prompt: string,
+  ids: readonly number[],
+  maxInputLen: number | undefined,
+  context: DatasetContext,
+): Promise<{ prompt: string; promptLen: number }> {
+  if (maxInputLen === undefined || ids.length <= maxInputLen) return { prompt, promptLen: ids.length }
+  const text = await context.tokenizer.decode(ids.slice(0, maxInputLen), { skipSpecialTokens: true })
+  return { prompt: text, promptLen: (await context.tokenizer.encode(text)).length }
 }

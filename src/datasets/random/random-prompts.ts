@@ -15,6 +15,8 @@ export interface RandomPromptPlan {
   offsets: Int32Array
   /** Keep the token ids (`--prompt-token-ids`) instead of fitting the text. */
   promptTokenIds: boolean
+  /** Per request: how many tokens of the prefix it starts with (`cache-hit.ts`); absent = all. */
+  cachedLens?: Int32Array
 }
 
 /** One built prompt. */
@@ -40,7 +42,7 @@ export async function buildRandomPrompt(
 ): Promise<RandomPrompt> {
   const inputLen = plan.inputLens[index]!
   const offset = plan.offsets[index]!
-  const ids = plan.prefix.slice()
+  const ids = plan.prefix.slice(0, plan.cachedLens?.[index] ?? plan.prefix.length)
   for (let j = 0; j < inputLen; j++) ids.push(allowed[(offset + index + j) % allowed.length]!)
   if (plan.promptTokenIds) {
     const prompt = await tokenizer.decode(ids, { skipSpecialTokens: true })

@@ -11,6 +11,7 @@ import type { Tokenizer } from '../../tokenizer/index.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
 import { batchRequests } from './batch.ts'
+import { CACHE_HIT_FRACTION, CACHE_RATIO, planCacheHitPrompts, readCacheHit } from './cache-hit.ts'
 import { type BuildPromptsOptions, buildRandomPrompts, promptText } from './generate-pool.ts'
 import {
   RANDOM_BATCH_SIZE,
@@ -44,6 +45,8 @@ export const randomDataset = defineDataset<'random'>({
     numPrompts: f('--num-prompts'),
     batchSize: f(RANDOM_BATCH_SIZE.name),
     promptTokenIds: f(PROMPT_TOKEN_IDS.name, 'switch'),
+    cacheHitFraction: f(CACHE_HIT_FRACTION.name),
+    cacheRatio: f(CACHE_RATIO.name),
   } satisfies DslFieldTable<RandomDatasetOptions>,
   flags: [
     RANDOM_INPUT_LEN,
@@ -52,6 +55,8 @@ export const randomDataset = defineDataset<'random'>({
     RANDOM_RANGE_RATIO,
     RANDOM_BATCH_SIZE,
     PROMPT_TOKEN_IDS,
+    CACHE_HIT_FRACTION,
+    CACHE_RATIO,
   ],
   resolve: resolveRandom,
   // Pooling backends send several random prompts per request (`--random-batch-size`).
@@ -81,6 +86,8 @@ function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig
       message: `needs a backend that sends token ids (${TOKEN_ID_BACKENDS.join(', ')}); ${backend} sends text`,
     })
   }
+  const cacheHit = readCacheHit(read, dataset, issues)
+  if (cacheHit !== undefined) dataset.cacheHit = cacheHit
   return dataset
 }
 
@@ -121,7 +128,13 @@ export async function generateRandom(
   context: DatasetContext,
   options: BuildPromptsOptions = {},
 ): Promise<SampleRequest[]> {
-  const { plan, outputLens } = await planRandomPrompts(config, context)
+  const { cacheHit } = config
+  const { plan, outputLens } =
+    cacheHit !== undefined
+      ? await planCacheHitPrompts({ ...config, cacheHit }, context, (len, allowed) =>
+          buildPrefix(context, len, allowed),
+        )
+      : await planRandomPrompts(config, context)
   return buildRandomRequests(context.tokenizer, plan, outputLens, options)
 }
 
