@@ -40,8 +40,16 @@ const HF_NAME = flagRow(
     parity: 'python',
   },
 )
-const HF_SUBSET = flagRow('--hf-subset', 'string', 'hf: config; default "default", else the first.')
-const HF_SPLIT = flagRow('--hf-split', 'string', 'hf: split; default train > test > validation > the first.')
+const HF_SUBSET = flagRow(
+  '--hf-subset',
+  'string',
+  'hf: config; default the family one (GSM8K: main), else "default", else the first.',
+)
+const HF_SPLIT = flagRow(
+  '--hf-split',
+  'string',
+  "hf: split; default the family's (GSM8K, HumanEval: test), else train > test > validation > the first.",
+)
 const HF_OUTPUT_LEN = flagRow(
   '--hf-output-len',
   'int',
