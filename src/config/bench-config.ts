@@ -75,6 +75,12 @@ export interface RandomDatasetConfig {
   batchSize: number
   /** Send token-id arrays instead of text. */
   promptTokenIds: boolean
+  /**
+   * Rust's bimodal prefix cache (`--random-cache-hit-fraction`, `--random-cache-ratio`): a
+   * `fraction` of the prompts are warm and start with `ratio` of their length from one shared
+   * prefix; the rest share nothing. `inputLen` is then each prompt's whole length. Absent when off.
+   */
+  cacheHit?: { fraction: number; ratio: number }
 }
 
 /** `--dataset-name random-rerank`: one query and batches of documents (pooling backends). Rust §4.9. */
@@ -168,6 +174,8 @@ export interface SpeedBenchDatasetConfig {
   subset: SpeedBenchSubset
   outputLen: number
   category?: string
+  /** `--speed-bench-max-input-len` (Rust): longer prompts keep the text of their first this many tokens. */
+  maxInputLen?: number
   disableShuffle: boolean
   noOversample: boolean
 }

@@ -67,6 +67,14 @@ export interface RandomDatasetOptions {
   batchSize?: number
   /** Send token-id arrays instead of text. @default false */
   promptTokenIds?: boolean
+  /**
+   * Share of the prompts that are warm (a prefix-cache hit): each starts with `cacheRatio` of its
+   * length from one shared prefix (`--random-cache-hit-fraction`; Rust). Needs `cacheRatio` and
+   * `promptTokenIds`; `inputLen` is then the whole prompt. @default 0 (off)
+   */
+  cacheHitFraction?: number
+  /** Share of each warm prompt that is the shared, cached prefix (`--random-cache-ratio`; Rust). @default 0 (off) */
+  cacheRatio?: number
 }
 
 /** A tagged dataset, as `datasets.<name>(...)` returns it. */

@@ -2,7 +2,6 @@ import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BackendName, BenchConfig, RampUpConfig, SamplingParams } from './bench-config.ts'
 import { CLIENT_CHECK_MODES } from './bench-config.ts'
 import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
-import { DATASET_NAMES } from './dataset-registry.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
@@ -29,18 +28,23 @@ export type FlagStatusLookup = (name: string) => 'supported' | 'accepted' | 'pla
 
 const BACKENDS = Object.keys(DEFAULT_ENDPOINT_PATHS) as readonly BackendName[]
 
-/** The resolver of each `--dataset-name`, given by the layer above (`datasets/resolvers.ts`). */
-export type DatasetResolverLookup = (name: string) => DatasetFlagResolver
+/** The `--dataset-name` choices and the resolver of each, given by the layer above (`datasets/registry.ts`). */
+export interface DatasetResolvers {
+  /** Every `--dataset-name` value, aliases included. */
+  readonly names: readonly string[]
+  /** The resolver of one of `names`. */
+  resolverOf(name: string): DatasetFlagResolver
+}
 
 /**
  * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
  * each naming its flag and what would be valid. The datasets' own flags are read by the resolver
- * `datasetResolver` returns for `--dataset-name` (config/ knows no dataset module);
- * `options/serve-flags.ts` binds the registry's.
+ * `datasets` gives for `--dataset-name` (config/ knows no dataset module); `options/serve-flags.ts`
+ * binds the registry's.
  */
 export function resolveFlags(
   flags: FlagValues,
-  datasetResolver: DatasetResolverLookup,
+  datasets: DatasetResolvers,
   env: Readonly<Record<string, string | undefined>> = process.env,
   statusOf: FlagStatusLookup = () => 'supported',
 ): BenchConfig {
@@ -88,8 +92,8 @@ export function resolveFlags(
   if (chatTemplateKwargs !== undefined) config.tokenizer.chatTemplateKwargs = chatTemplateKwargs
 
   // Dataset
-  const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'
-  const dataset = datasetResolver(datasetName)(read, { backend, tokenizer: config.tokenizer, issues })
+  const datasetName = read.choice('--dataset-name', datasets.names) ?? 'random'
+  const dataset = datasets.resolverOf(datasetName)(read, { backend, tokenizer: config.tokenizer, issues })
   if (dataset) config.dataset = dataset
   config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts
   config.seed = read.int('--seed', 0) ?? config.seed

@@ -4,9 +4,13 @@ import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord } from '../config/records.ts'
-import { type Conversation, generateMultiTurnConversations, isNoHistory } from '../datasets/multi-turn.ts'
-import { fitConversations } from '../datasets/multi-turn-filter.ts'
-import { generateShareGptConversations } from '../datasets/multi-turn-sharegpt.ts'
+import { generateShareGptConversations } from '../datasets/hub/multi-turn-sharegpt.ts'
+import {
+  type Conversation,
+  generateMultiTurnConversations,
+  isNoHistory,
+} from '../datasets/random/multi-turn.ts'
+import { fitConversations } from '../datasets/random/multi-turn-filter.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { clientHealthJson } from '../report/client-keys.ts'
 import { buildMultiTurnResult, type TurnRecord } from '../report/multi-turn.ts'
