@@ -58,6 +58,10 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       'openai-audio',
       'openai-embeddings',
       'openai-embeddings-chat',
+      'openai-embeddings-clip',
+      'openai-embeddings-vlm2vec',
+      'infinity-embeddings',
+      'infinity-embeddings-clip',
       'vllm-pooling',
       'vllm-rerank',
     ],
@@ -69,7 +73,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--port', 'int', 'Endpoint', 'Server port, used when --base-url is not given.', { default: '8000' }),
   s('--endpoint', 'string', 'Endpoint', 'API path appended to the base URL.', {
     default:
-      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /pooling, /v1/rerank, /v1/audio/transcriptions',
+      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /embeddings (infinity), /pooling, /v1/rerank, /v1/audio/transcriptions',
   }),
   s(
     '--header',

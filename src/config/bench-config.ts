@@ -12,6 +12,10 @@ export type BackendName =
   | 'openai-audio'
   | 'openai-embeddings'
   | 'openai-embeddings-chat'
+  | 'openai-embeddings-clip'
+  | 'openai-embeddings-vlm2vec'
+  | 'infinity-embeddings'
+  | 'infinity-embeddings-clip'
   | 'vllm-pooling'
   | 'vllm-rerank'
 

@@ -57,7 +57,7 @@ function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig
 
 function resolveRandomMm(read: Reader, context: DatasetFlagContext): DatasetConfig {
   const { backend, issues } = context
-  if (backend !== 'openai-chat') {
+  if (backend !== 'openai-chat' && !IMAGE_EMBEDDING_BACKENDS.includes(backend)) {
     issues.push({
       path: '--dataset-name',
       message: `random-mm needs --backend openai-chat (it sends images and videos in chat messages); got --backend ${backend}`,
@@ -97,6 +97,20 @@ function randomLengths(
 /** Backends whose body can carry token ids instead of text. */
 const TOKEN_ID_BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-embeddings', 'vllm-pooling']
 
+/** Embedding backends that send random-mm's images (Python's clip and vlm2vec request functions). */
+const IMAGE_EMBEDDING_BACKENDS: readonly BackendName[] = [
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
+  'infinity-embeddings-clip',
+]
+
+/** Pooling backends that send one chat message per request, so one input. */
+const MESSAGE_EMBEDDING_BACKENDS: readonly BackendName[] = [
+  'openai-embeddings-chat',
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
+]
+
 /** Several inputs per request exist only on pooling backends that take a list of inputs. */
 function checkBatchBackend(backend: BackendName, batchSize: number, issues: ConfigIssue[]): void {
   if (!POOLING_BACKENDS.includes(backend)) {
@@ -104,10 +118,10 @@ function checkBatchBackend(backend: BackendName, batchSize: number, issues: Conf
       path: '--random-batch-size',
       message: `must be 1 with a generation backend (got ${batchSize}); batches need ${POOLING_BACKENDS.join(', ')}`,
     })
-  } else if (backend === 'openai-embeddings-chat') {
+  } else if (MESSAGE_EMBEDDING_BACKENDS.includes(backend)) {
     issues.push({
       path: '--random-batch-size',
-      message: `must be 1 with --backend openai-embeddings-chat (got ${batchSize}): it sends one message per request`,
+      message: `must be 1 with --backend ${backend} (got ${batchSize}): it sends one message per request`,
     })
   }
 }
