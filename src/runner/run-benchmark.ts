@@ -30,6 +30,7 @@ import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { resultSetup } from './result-setup.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
+import { alignPromptsToServerTokenizer, SERVER_ALIGNED_DATASETS } from './server-alignment.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
 
 export interface RunHooks {
@@ -134,7 +135,20 @@ async function runMeasured(
         }),
         stop,
       )
-  const samples = generated === ABORTED ? [] : fitMaxModelLen(generated, config.maxModelLen, log)
+  // Python: random and prefix_repetition prompts are fitted to the server's tokenizer.
+  const aligned =
+    generated === ABORTED || !SERVER_ALIGNED_DATASETS.has(config.dataset.kind)
+      ? generated
+      : await untilAborted(
+          alignPromptsToServerTokenizer(generated, {
+            baseUrl: endpoint.baseUrl,
+            model: requestModel,
+            headers: endpointHeaders(endpoint),
+            log,
+          }),
+          stop,
+        )
+  const samples = aligned === ABORTED ? [] : fitMaxModelLen(aligned, config.maxModelLen, log)
   // One adapter per request, drawn before the run (Rust: after the warm-ups, from --seed).
   const loraModels = config.lora ? assignLoraModules(config.lora, samples.length, config.seed) : undefined
 
