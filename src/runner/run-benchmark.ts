@@ -11,7 +11,6 @@ import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
 import type { ClientHealthSummary } from '../metrics/client-health.ts'
 import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../metrics/intended.ts'
-import { pyFloatRepr } from '../metrics/py-number.ts'
 import { clientResultKeys } from '../report/client-keys.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
@@ -32,6 +31,7 @@ import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.
 import { checkRunInputs } from './run-checks.ts'
 import { alignPromptsToServerTokenizer, SERVER_ALIGNED_DATASETS } from './server-alignment.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
+import { trafficLines } from './traffic-lines.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
@@ -223,14 +223,10 @@ async function runMeasured(
     }
 
     log('Starting main benchmark run...')
-    log(`Traffic request rate: ${pyFloatRepr(config.load.requestRate)}`)
-    log(
-      `Burstiness factor: ${pyFloatRepr(config.load.burstiness)} (${config.load.burstiness === 1 ? 'Poisson process' : 'Gamma distribution'})`,
-    )
-    log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
-    const schedule = computeSchedule(samples.length, config.load, config.seed)
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
     const traceOffsets = traceOffsetsS(samples)
+    for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    const schedule = computeSchedule(samples.length, config.load, config.seed)
     const offsetsS = traceOffsets ?? schedule.offsetsS
     // An open loop has an intended send time per request; a closed loop sends when a slot frees.
     const openLoop =
