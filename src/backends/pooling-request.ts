@@ -3,6 +3,7 @@ import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { headerText } from './request-errors.ts'
+import { vllmResponseHeaders } from './server-details.ts'
 import {
   buildHeaders,
   createAbort,
@@ -74,6 +75,8 @@ export async function sendPoolingRequest(
     }
     output.ttftS = elapsedS
     output.latencyS = elapsedS
+    const metadata = vllmResponseHeaders(response.headers)
+    if (metadata !== undefined) output.responseMetadata = metadata
     const encoding = body.encoding_format
     let answer: string
     try {

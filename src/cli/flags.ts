@@ -678,6 +678,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--save-result', 'boolean', 'Output', 'Write the result JSON.'),
   s('--save-detailed', 'boolean', 'Output', 'Include per-request arrays in the result JSON.'),
   s('--append-result', 'boolean', 'Output', 'Append the result as one JSON line (implies saving).'),
+  s(
+    '--report-cached-tokens',
+    'boolean',
+    'Output',
+    'Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens (vLLM needs --enable-prompt-tokens-details).',
+    { parity: 'python' },
+  ),
   s('--result-dir', 'string', 'Output', 'Directory for result files (created).'),
   s('--result-filename', 'string', 'Output', 'Result file name (default: Python naming convention).'),
   s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),

@@ -337,6 +337,8 @@ export interface GoodputConfig {
 export interface OutputConfig {
   saveResult: boolean
   saveDetailed: boolean
+  /** `--report-cached-tokens`: write `total_cached_tokens` and its console line. */
+  reportCachedTokens?: boolean
   appendResult: boolean
   resultDir?: string
   resultFilename?: string

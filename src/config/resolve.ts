@@ -144,6 +144,7 @@ export function resolveFlags(
   config.output = {
     saveResult: read.bool('--save-result'),
     saveDetailed: read.bool('--save-detailed'),
+    ...(read.bool('--report-cached-tokens') ? { reportCachedTokens: true } : {}),
     appendResult: read.bool('--append-result'),
   }
   const resultDir = read.string('--result-dir')

@@ -15,6 +15,7 @@ import { clientResultKeys } from '../report/client-keys.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
+import { addServerKeys, cachedTokensWarning } from '../report/server-keys.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
@@ -300,6 +301,7 @@ async function runMeasured(
       })
       // The pooling shape travels under BenchResult's index signature; `task` tells them apart.
       const result = buildPoolingResult(setup, pooling, records, extra.extra) as unknown as BenchResult
+      addServerKeys(result, records, { reportCachedTokens: false })
       if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
       addClientKeys(result, records, { openLoop, families: ['intended_e2el'], config, clientHealth })
       return {
@@ -320,6 +322,11 @@ async function runMeasured(
       requestRateFinite: Number.isFinite(config.load.requestRate),
     })
     const result = buildResult(setup, metrics, records, extra.extra)
+    addServerKeys(result, records, { reportCachedTokens: config.output.reportCachedTokens === true })
+    if (config.output.reportCachedTokens) {
+      const warning = cachedTokensWarning(records)
+      if (warning !== undefined) log(warning)
+    }
     if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
     addClientKeys(result, records, {
       openLoop,
