@@ -5,6 +5,7 @@ import { defaultBenchConfig } from '../config/defaults.ts'
 import { formatResultTable } from '../report/console.ts'
 import { resultForFile } from '../report/result-json.ts'
 import { validateResultFile } from '../report/schema/index.ts'
+import { startSimulator } from '../sim/server.ts'
 import { runBenchmark } from './run-benchmark.ts'
 
 // A completions server that reports what vLLM can report beside tokens: cached prompt tokens
@@ -115,5 +116,28 @@ describe('what the server reports per request', () => {
     const { result } = await runBenchmark(c)
     expect(result).not.toHaveProperty('total_cached_tokens')
     expect(result.server_ttfts).toEqual([1.25, null, 0.3, null])
+  })
+
+  it("reports the simulator's prefix-cache hits with --enable-prompt-tokens-details", async () => {
+    const sim = await startSimulator({ enablePromptTokensDetails: true, decodeBaseMs: 1 })
+    try {
+      const c = config()
+      c.endpoint = { ...c.endpoint, baseUrl: sim.url }
+      c.dataset = { ...defaultBenchConfig().dataset, prefixLen: 64, inputLen: 16, outputLen: 1 }
+      const lines: string[] = []
+      const { result, records } = await runBenchmark(c, { log: (line) => lines.push(line) })
+      // One request at a time: the first fills the cache, the three others hit the shared prefix
+      // (whole 16-token blocks of it).
+      expect(records[0]!.cachedTokens).toBe(0)
+      for (const record of records.slice(1)) {
+        expect(record.cachedTokens! % 16).toBe(0)
+        expect(record.cachedTokens).toBeGreaterThanOrEqual(48)
+        expect(record.cachedTokens).toBeLessThanOrEqual(64)
+      }
+      expect(result.total_cached_tokens).toBe(records.reduce((sum, r) => sum + r.cachedTokens!, 0))
+      expect(lines.some((line) => line.includes('enable-prompt-tokens-details'))).toBe(false)
+    } finally {
+      await sim.close()
+    }
   })
 })
