@@ -6,14 +6,14 @@ import { type SimServer, startSimulator } from '../sim/server.ts'
 import { runBenchmark } from './run-benchmark.ts'
 import { alignPromptsToServerTokenizer } from './server-alignment.ts'
 
-// The simulator counts and serves /tokenize and /detokenize with cl100k_base; the client builds
-// its random prompts with o200k_base, so the two disagree as a real model and `--tokenizer
-// cl100k_base` would.
+// The simulator counts and serves /tokenize and /detokenize with r50k_base (GPT-2's); the client
+// builds its random prompts with cl100k_base, so the two disagree as a real model and
+// `--tokenizer cl100k_base` would.
 let sim: SimServer
 let proxy: TestServer & { calls: { path: string; body: string }[] }
 
 beforeAll(async () => {
-  sim = await startSimulator({ ttftMs: 1, itlMs: 1, tokenizer: 'cl100k_base' })
+  sim = await startSimulator({ ttftMs: 1, itlMs: 1, tokenizer: 'r50k_base' })
   proxy = await startRecordingProxy(sim.url)
 })
 afterAll(async () => {
@@ -35,7 +35,7 @@ describe('fitting random prompts to the server tokenizer', () => {
   it('probes /tokenize, re-tokenises every prompt, cuts through /detokenize; the server then counts prompt_len', async () => {
     proxy.calls.length = 0
     const lines: string[] = []
-    const { records } = await runBenchmark(config('o200k_base', 6), { log: (line) => lines.push(line) })
+    const { records } = await runBenchmark(config('cl100k_base', 6), { log: (line) => lines.push(line) })
     const mismatch = lines.find((line) => line.startsWith('WARNING: tokenizer mismatch'))
     expect(mismatch).toMatch(
       /^WARNING: tokenizer mismatch \(server=\d+, expected=40\), re-aligning prompts\.$/,
@@ -67,7 +67,7 @@ describe('fitting random prompts to the server tokenizer', () => {
   it('sends nothing more when the server agrees', async () => {
     proxy.calls.length = 0
     const lines: string[] = []
-    const { records } = await runBenchmark(config('cl100k_base', 3), { log: (line) => lines.push(line) })
+    const { records } = await runBenchmark(config('r50k_base', 3), { log: (line) => lines.push(line) })
     expect(proxy.calls.map((c) => c.path).filter((p) => p.endsWith('tokenize'))).toEqual(['/tokenize'])
     expect(lines.some((line) => line.startsWith('WARNING'))).toBe(false)
     expect(records.map((r) => r.promptLen)).toEqual([40, 40, 40])
