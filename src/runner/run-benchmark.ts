@@ -145,6 +145,7 @@ async function runMeasured(
             baseUrl: endpoint.baseUrl,
             model: requestModel,
             headers: endpointHeaders(endpoint),
+            insecure: endpoint.insecure,
             log,
           }),
           stop,

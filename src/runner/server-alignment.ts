@@ -1,5 +1,5 @@
 import PQueue from 'p-queue'
-import { request } from 'undici'
+import { Agent, type Dispatcher, request } from 'undici'
 import type { SampleRequest } from '../config/records.ts'
 
 /** The datasets whose prompts Python fits to the server's tokenizer (`main_async`). */
@@ -18,6 +18,8 @@ export interface ServerAlignmentOptions {
   model: string
   /** `authorization` and the `--header` pairs. */
   headers: Record<string, string>
+  /** `--insecure`: accept any TLS certificate, as the run's requests do. @default false */
+  insecure?: boolean
   /** Console lines, as Python prints them. */
   log(line: string): void
   /** @default ALIGNMENT_CONCURRENCY */
@@ -42,7 +44,22 @@ export async function alignPromptsToServerTokenizer(
   const first = samples[0]
   if (first === undefined || first.promptTokenIds !== undefined || first.promptList !== undefined)
     return samples
-  const post = serverPost(options)
+  // undici's default timeouts (300 s) stand for aiohttp's (5 min).
+  const dispatcher = new Agent(options.insecure ? { connect: { rejectUnauthorized: false } } : {})
+  try {
+    return await align(samples, first, options, dispatcher)
+  } finally {
+    await dispatcher.close()
+  }
+}
+
+async function align(
+  samples: SampleRequest[],
+  first: SampleRequest,
+  options: ServerAlignmentOptions,
+  dispatcher: Dispatcher,
+): Promise<SampleRequest[]> {
+  const post = serverPost(options, dispatcher)
   const tokenize = async (prompt: string): Promise<number[]> =>
     tokenIds((await post('/tokenize', { model: options.model, prompt, add_special_tokens: false })).tokens)
   let firstTokens: number[]
@@ -90,7 +107,7 @@ export async function alignPromptsToServerTokenizer(
 
 type Post = (path: '/tokenize' | '/detokenize', body: object) => Promise<Record<string, unknown>>
 
-function serverPost(options: ServerAlignmentOptions): Post {
+function serverPost(options: ServerAlignmentOptions, dispatcher: Dispatcher): Post {
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
   const headers = { 'content-type': 'application/json', ...options.headers }
   return async (path, body) => {
@@ -98,6 +115,7 @@ function serverPost(options: ServerAlignmentOptions): Post {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
+      dispatcher,
     })
     const text = await response.body.text()
     if (response.statusCode < 200 || response.statusCode > 299) {
