@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHttpServer, type TestServer } from '../../test/server-helpers.ts'
+import { startSimulator } from '../sim/server.ts'
 import { embeddingsBackend } from './embeddings.ts'
 import {
   embeddingsClipBackend,
@@ -141,5 +142,37 @@ describe('encoding_format bytes and bytes_only', () => {
     const float = await embeddingsBackend.send(request({ extraBody: { encoding_format: 'float' } }), client)
     expect(float).toMatchObject({ success: true, promptLen: 17 })
     expect(bodies.at(-2)).toEqual({ model: 'm', input: 'a photo', encoding_format: 'bytes_only' })
+  })
+})
+
+describe('encoding_format bytes against the simulator', () => {
+  it('the simulator answers float32 bytes with the usage in the metadata header, and the backend reads it', async () => {
+    const sim = await startSimulator({ ttftMs: 1, itlMs: 1 })
+    try {
+      const url = `${sim.url}/v1/embeddings`
+      const raw = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: ['one two', 'three'], encoding_format: 'bytes' }),
+      })
+      expect(raw.headers.get('content-type')).toBe('application/octet-stream')
+      expect((await raw.arrayBuffer()).byteLength).toBe(2 * 8 * 4)
+      const metadata = JSON.parse(raw.headers.get('metadata')!) as { usage: { prompt_tokens: number } }
+      expect(metadata.usage.prompt_tokens).toBe(3)
+      const output = await embeddingsBackend.send(
+        request({ url, prompt: 'one two three four', extraBody: { encoding_format: 'bytes' } }),
+        client,
+      )
+      expect(output).toMatchObject({ success: true, promptLen: 4 })
+      const only = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'x', encoding_format: 'bytes_only' }),
+      })
+      expect(only.headers.get('metadata')).toBeNull()
+      expect((await only.arrayBuffer()).byteLength).toBe(8 * 4)
+    } finally {
+      await sim.close()
+    }
   })
 })
