@@ -81,6 +81,10 @@ describe('BACKENDS', () => {
       'openai-audio',
       'openai-embeddings',
       'openai-embeddings-chat',
+      'openai-embeddings-clip',
+      'openai-embeddings-vlm2vec',
+      'infinity-embeddings',
+      'infinity-embeddings-clip',
       'vllm-pooling',
       'vllm-rerank',
     ])

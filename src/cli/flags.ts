@@ -58,6 +58,10 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       'openai-audio',
       'openai-embeddings',
       'openai-embeddings-chat',
+      'openai-embeddings-clip',
+      'openai-embeddings-vlm2vec',
+      'infinity-embeddings',
+      'infinity-embeddings-clip',
       'vllm-pooling',
       'vllm-rerank',
     ],
@@ -69,7 +73,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--port', 'int', 'Endpoint', 'Server port, used when --base-url is not given.', { default: '8000' }),
   s('--endpoint', 'string', 'Endpoint', 'API path appended to the base URL.', {
     default:
-      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /pooling, /v1/rerank, /v1/audio/transcriptions',
+      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /embeddings (infinity), /pooling, /v1/rerank, /v1/audio/transcriptions',
   }),
   s(
     '--header',
@@ -429,6 +433,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--save-result', 'boolean', 'Output', 'Write the result JSON.'),
   s('--save-detailed', 'boolean', 'Output', 'Include per-request arrays in the result JSON.'),
   s('--append-result', 'boolean', 'Output', 'Append the result as one JSON line (implies saving).'),
+  s(
+    '--report-cached-tokens',
+    'boolean',
+    'Output',
+    'Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens (vLLM needs --enable-prompt-tokens-details).',
+    { parity: 'python' },
+  ),
   s('--result-dir', 'string', 'Output', 'Directory for result files (created).'),
   s('--result-filename', 'string', 'Output', 'Result file name (default: Python naming convention).'),
   s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),

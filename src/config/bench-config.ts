@@ -12,6 +12,10 @@ export type BackendName =
   | 'openai-audio'
   | 'openai-embeddings'
   | 'openai-embeddings-chat'
+  | 'openai-embeddings-clip'
+  | 'openai-embeddings-vlm2vec'
+  | 'infinity-embeddings'
+  | 'infinity-embeddings-clip'
   | 'vllm-pooling'
   | 'vllm-rerank'
 
@@ -341,6 +345,8 @@ export interface GoodputConfig {
 export interface OutputConfig {
   saveResult: boolean
   saveDetailed: boolean
+  /** `--report-cached-tokens`: write `total_cached_tokens` and its console line. */
+  reportCachedTokens?: boolean
   appendResult: boolean
   resultDir?: string
   resultFilename?: string

@@ -54,6 +54,7 @@ export const TOP_FIELDS: Readonly<Record<string, FieldSpec>> = {
   percentileMetrics: f('--percentile-metrics', 'csv'),
   extraBody: f('--extra-body', 'json'),
   ignoreEos: f('--ignore-eos', 'switch'),
+  reportCachedTokens: f('--report-cached-tokens', 'switch'),
   label: f('--label'),
   metadata: f('--metadata', 'pairs'),
   warmups: f('--num-warmups'),

@@ -159,8 +159,13 @@ export interface ServeBenchOptions {
   sampling?: SamplingParams
   /** Merged into each request body (`--extra-body`). @default {} */
   extraBody?: Record<string, unknown>
-  /** `ignore_eos` (`--ignore-eos`). @default true for random, random-mm and timed traces (as Python forces it), else false */
+  /** `ignore_eos` (`--ignore-eos`). @default true for random, random-mm and timed traces on vllm, openai and openai-chat (as Python forces it), else false */
   ignoreEos?: boolean
+  /**
+   * Sum the server's `usage.prompt_tokens_details.cached_tokens` into `total_cached_tokens`
+   * (`--report-cached-tokens`; vLLM reports them with `--enable-prompt-tokens-details`). @default false
+   */
+  reportCachedTokens?: boolean
   /** Label in the result file name and JSON. @default the benchmark's name */
   label?: string
   /** Extra top-level keys of the result JSON (`--metadata`). @default {} */

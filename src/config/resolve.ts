@@ -7,6 +7,7 @@ import {
   DEFAULT_POOLING_PERCENTILE_METRICS,
   defaultBenchConfig,
   forcesIgnoreEos,
+  OPENAI_COMPATIBLE_BACKENDS,
   POOLING_BACKENDS,
 } from './defaults.ts'
 import {
@@ -116,8 +117,7 @@ export function resolveFlags(
     (flags.get('--ignore-eos') !== 'false' && forcesIgnoreEos(config.dataset.kind, backend))
   const logprobs = read.int('--logprobs', 0)
   if (logprobs !== undefined) config.request.logprobs = logprobs
-  config.request.sampling = resolveSampling(read)
-  checkSamplingForBackend(backend, config.request.sampling, issues)
+  config.request.sampling = samplingForBackend(backend, resolveSampling(read), issues)
   config.request.extraBody = read.parsed('--extra-body', parseJsonObject) ?? {}
   config.request.requestIdPrefix = read.string('--request-id-prefix') ?? config.request.requestIdPrefix
   const timeoutS = read.positive('--request-timeout')
@@ -148,6 +148,7 @@ export function resolveFlags(
   config.output = {
     saveResult: read.bool('--save-result'),
     saveDetailed: read.bool('--save-detailed'),
+    ...(read.bool('--report-cached-tokens') ? { reportCachedTokens: true } : {}),
     appendResult: read.bool('--append-result'),
   }
   const resultDir = read.string('--result-dir')
@@ -232,17 +233,22 @@ const SAMPLING_FLAGS: Record<keyof SamplingParams, string> = {
   repetition_penalty: '--repetition-penalty',
 }
 
-/** Python refuses sampling flags on pooling backends; the Responses API has no `min_p`. */
-function checkSamplingForBackend(
+/**
+ * Python (`main`): pooling backends drop the sampling flags silently (their task sends none);
+ * `openai-audio` refuses them ("Sampling parameters are only supported by openai-compatible
+ * backends"); the Responses API has no `min_p`. Returns the sampling params the run sends.
+ */
+function samplingForBackend(
   backend: BackendName,
   sampling: SamplingParams,
   issues: ConfigIssue[],
-): void {
-  if (POOLING_BACKENDS.includes(backend)) {
+): SamplingParams {
+  if (POOLING_BACKENDS.includes(backend)) return {}
+  if (backend === 'openai-audio') {
     for (const key of Object.keys(sampling) as Array<keyof SamplingParams>) {
       issues.push({
         path: SAMPLING_FLAGS[key],
-        message: `is a sampling parameter; --backend ${backend} is a pooling backend and generates no tokens`,
+        message: `is a sampling parameter; Python sends sampling parameters only with the openai-compatible backends (${OPENAI_COMPATIBLE_BACKENDS.join(', ')}), not --backend openai-audio; send it with --extra-body if your server accepts it`,
       })
     }
   }
@@ -253,6 +259,7 @@ function checkSamplingForBackend(
         'is not supported by --backend openai-responses (the Responses API has no min_p); remove it, or send it with --extra-body if your server accepts it',
     })
   }
+  return sampling
 }
 
 function normaliseBaseUrl(value: string, issues: ConfigIssue[]): string {

@@ -9,6 +9,7 @@ import type { BenchmarkMetrics } from '../metrics/calculate.ts'
 import { pyFloatRepr } from '../metrics/py-number.ts'
 import type { BenchResult } from './result-types.ts'
 import { DETAILED_KEYS, SERVEBENCH_DETAILED_KEYS } from './result-types.ts'
+import { SERVER_DETAILED_KEYS } from './server-keys.ts'
 
 /** Everything about a run the result records besides its metrics and records. */
 export interface ResultSetup {
@@ -123,7 +124,9 @@ export function setupKeys(setup: ResultSetup): Record<string, unknown> {
  */
 export function resultForFile(result: BenchResult, detailed: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result }
-  if (!detailed) for (const key of [...DETAILED_KEYS, ...SERVEBENCH_DETAILED_KEYS]) delete out[key]
+  if (!detailed)
+    for (const key of [...DETAILED_KEYS, ...SERVEBENCH_DETAILED_KEYS, ...SERVER_DETAILED_KEYS])
+      delete out[key]
   return out
 }
 

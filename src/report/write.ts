@@ -5,6 +5,7 @@ import { open } from 'node:fs/promises'
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
+import { pytorchPath } from './pytorch-format.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 import { ensureDir, writeFileAtomic } from './write-safe.ts'
@@ -92,6 +93,17 @@ export async function writeTimeline(html: string, resultFile: string): Promise<s
   const path = timelinePath(resultFile)
   await ensureDir(dirname(path))
   await writeFileAtomic(path, html)
+  return path
+}
+
+/** Writes the PyTorch-benchmark records of a result (`SAVE_TO_PYTORCH_BENCHMARK_FORMAT`) next to it; returns the path. */
+export async function writePytorchBenchmark(
+  records: readonly unknown[],
+  resultFile: string,
+): Promise<string> {
+  const path = pytorchPath(resultFile)
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, toPythonJson(records))
   return path
 }
 

@@ -76,4 +76,13 @@ describe('mergeRounds', () => {
     expect(starts[14]).toBeCloseTo(101.8, 9)
     expect(merged.result.start_times).toEqual(starts)
   })
+
+  it('sums the cached tokens of every round with --report-cached-tokens', () => {
+    const rounds = [round(100, 3, 0.05), round(200, 2, 0.05)]
+    for (const [k, r] of rounds.entries()) for (const record of r.records) record.cachedTokens = 4 + k
+    const config = defaultBenchConfig()
+    config.output.reportCachedTokens = true
+    expect(mergeRounds(config, rounds).result.total_cached_tokens).toBe(3 * 4 + 2 * 5)
+    expect(mergeRounds(defaultBenchConfig(), rounds).result).not.toHaveProperty('total_cached_tokens')
+  })
 })

@@ -5,6 +5,7 @@ import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
+import { addServerKeys } from '../report/server-keys.ts'
 import { resultSetup } from './result-setup.ts'
 import { addClientKeys, type RunOutcome } from './run-benchmark.ts'
 
@@ -69,6 +70,9 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     })
     result = buildResult(setup, metrics, records, [])
   }
+  addServerKeys(result, records, {
+    reportCachedTokens: first.task === 'generation' && config.output.reportCachedTokens === true,
+  })
   // The client keys: latency from the intended send time over all rounds, the worst self-check.
   const clientHealth = rounds.find((r) => r.clientHealth?.saturated)?.clientHealth ?? first.clientHealth
   addClientKeys(result, records, {

@@ -11,11 +11,11 @@ import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
 import type { ClientHealthSummary } from '../metrics/client-health.ts'
 import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../metrics/intended.ts'
-import { pyFloatRepr } from '../metrics/py-number.ts'
 import { clientResultKeys } from '../report/client-keys.ts'
 import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
+import { addServerKeys, cachedTokensWarning } from '../report/server-keys.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
@@ -30,7 +30,9 @@ import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { resultSetup } from './result-setup.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
+import { alignPromptsToServerTokenizer, SERVER_ALIGNED_DATASETS } from './server-alignment.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
+import { trafficLines } from './traffic-lines.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
@@ -134,7 +136,21 @@ async function runMeasured(
         }),
         stop,
       )
-  const samples = generated === ABORTED ? [] : fitMaxModelLen(generated, config.maxModelLen, log)
+  // Python: random and prefix_repetition prompts are fitted to the server's tokenizer.
+  const aligned =
+    generated === ABORTED || !SERVER_ALIGNED_DATASETS.has(config.dataset.kind)
+      ? generated
+      : await untilAborted(
+          alignPromptsToServerTokenizer(generated, {
+            baseUrl: endpoint.baseUrl,
+            model: requestModel,
+            headers: endpointHeaders(endpoint),
+            insecure: endpoint.insecure,
+            log,
+          }),
+          stop,
+        )
+  const samples = aligned === ABORTED ? [] : fitMaxModelLen(aligned, config.maxModelLen, log)
   // One adapter per request, drawn before the run (Rust: after the warm-ups, from --seed).
   const loraModels = config.lora ? assignLoraModules(config.lora, samples.length, config.seed) : undefined
 
@@ -209,14 +225,10 @@ async function runMeasured(
     }
 
     log('Starting main benchmark run...')
-    log(`Traffic request rate: ${pyFloatRepr(config.load.requestRate)}`)
-    log(
-      `Burstiness factor: ${pyFloatRepr(config.load.burstiness)} (${config.load.burstiness === 1 ? 'Poisson process' : 'Gamma distribution'})`,
-    )
-    log(`Maximum request concurrency: ${config.load.maxConcurrency ?? 'None'}`)
-    const schedule = computeSchedule(samples.length, config.load, config.seed)
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
     const traceOffsets = traceOffsetsS(samples)
+    for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    const schedule = computeSchedule(samples.length, config.load, config.seed)
     const offsetsS = traceOffsets ?? schedule.offsetsS
     // An open loop has an intended send time per request; a closed loop sends when a slot frees.
     const openLoop =
@@ -290,6 +302,7 @@ async function runMeasured(
       })
       // The pooling shape travels under BenchResult's index signature; `task` tells them apart.
       const result = buildPoolingResult(setup, pooling, records, extra.extra) as unknown as BenchResult
+      addServerKeys(result, records, { reportCachedTokens: false })
       if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
       addClientKeys(result, records, { openLoop, families: ['intended_e2el'], config, clientHealth })
       return {
@@ -310,6 +323,11 @@ async function runMeasured(
       requestRateFinite: Number.isFinite(config.load.requestRate),
     })
     const result = buildResult(setup, metrics, records, extra.extra)
+    addServerKeys(result, records, { reportCachedTokens: config.output.reportCachedTokens === true })
+    if (config.output.reportCachedTokens) {
+      const warning = cachedTokensWarning(records)
+      if (warning !== undefined) log(warning)
+    }
     if (extra.steadyState !== undefined) result.steady_state = extra.steadyState
     addClientKeys(result, records, {
       openLoop,

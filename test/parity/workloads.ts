@@ -561,10 +561,26 @@ export const WORKLOADS: readonly Workload[] = [
     dsl: { load: load.rampUp({ startRps: 5, endRps: 2 }) },
   },
   {
-    name: 'temperature on a pooling backend',
-    valid: false,
+    name: 'temperature on a pooling backend (dropped, as Python does)',
+    valid: true,
     cli: ['--backend', 'openai-embeddings', '--temperature', '0.5'],
-    dsl: { endpoint: endpoint({ backend: 'openai-embeddings' }), sampling: { temperature: 0.5 } },
+    dsl: {
+      endpoint: endpoint({ backend: 'openai-embeddings' }),
+      dataset: datasets.random(),
+      sampling: { temperature: 0.5 },
+    },
+  },
+  {
+    name: 'temperature with openai-audio',
+    valid: false,
+    cli: ['--backend', 'openai-audio', '--temperature', '0.5'],
+    dsl: { endpoint: endpoint({ backend: 'openai-audio' }), sampling: { temperature: 0.5 } },
+  },
+  {
+    name: 'report cached tokens',
+    valid: true,
+    cli: ['--report-cached-tokens'],
+    dsl: { dataset: datasets.random(), reportCachedTokens: true },
   },
   {
     name: 'percentile 0',

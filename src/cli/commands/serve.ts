@@ -8,16 +8,18 @@ import { formatClientHealthLine } from '../../report/client-keys.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
+import { pytorchArgs, pytorchBenchmarkRecords, pytorchFormatRequested } from '../../report/pytorch-format.ts'
 import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
 import {
   checkOutputDestination,
   resultPath,
   writeDatasetStats,
+  writePytorchBenchmark,
   writeResult,
   writeTimeline,
 } from '../../report/write.ts'
-import { redactUrl } from '../../runner/redact.ts'
+import { redactDeep, redactUrl, secretsOf } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
@@ -108,6 +110,14 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     if (config.output.saveResult || config.output.appendResult || interrupted) {
       const path = await writeResult(result, config.output, naming)
       console.log(`servebench: result written to ${path}`)
+      // Python: with SAVE_TO_PYTORCH_BENCHMARK_FORMAT set, `<name>.pytorch.json` beside the result.
+      if (pytorchFormatRequested(process.env)) {
+        const records = pytorchBenchmarkRecords(result, {
+          args: pytorchArgs(flags),
+          model: config.endpoint.model ?? null,
+        })
+        await writePytorchBenchmark(redactDeep(records, secretsOf(config.endpoint)), path)
+      }
     }
     if (config.output.plotTimeline) {
       // Named after the result file, as Python does, whether or not the result is saved.

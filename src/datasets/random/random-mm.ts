@@ -1,5 +1,5 @@
 import { encode as encodeJpeg } from 'jpeg-js'
-import type { RandomMmBucket, RandomMmDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName, RandomMmBucket, RandomMmDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
 import type { RandomMmDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
@@ -82,9 +82,16 @@ export const randomMmDataset = defineDataset<'random-mm'>({
   generate: (config, context) => generateRandomMm(config, context),
 })
 
+/** Embedding backends that send random-mm's images (Python's clip and vlm2vec request functions). */
+const IMAGE_EMBEDDING_BACKENDS: readonly BackendName[] = [
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
+  'infinity-embeddings-clip',
+]
+
 function resolveRandomMm(read: Reader, context: DatasetFlagContext): RandomMmDatasetConfig {
   const { backend, issues } = context
-  if (backend !== 'openai-chat') {
+  if (backend !== 'openai-chat' && !IMAGE_EMBEDDING_BACKENDS.includes(backend)) {
     issues.push({
       path: '--dataset-name',
       message: `random-mm needs --backend openai-chat (it sends images and videos in chat messages); got --backend ${backend}`,

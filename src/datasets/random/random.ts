@@ -94,6 +94,13 @@ function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig
 /** Backends whose body can carry token ids instead of text. */
 const TOKEN_ID_BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-embeddings', 'vllm-pooling']
 
+/** Pooling backends that send one chat message per request, so one input. */
+const MESSAGE_EMBEDDING_BACKENDS: readonly BackendName[] = [
+  'openai-embeddings-chat',
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
+]
+
 /** Several inputs per request exist only on pooling backends that take a list of inputs. */
 function checkBatchBackend(backend: BackendName, batchSize: number, issues: ConfigIssue[]): void {
   if (!POOLING_BACKENDS.includes(backend)) {
@@ -101,10 +108,10 @@ function checkBatchBackend(backend: BackendName, batchSize: number, issues: Conf
       path: '--random-batch-size',
       message: `must be 1 with a generation backend (got ${batchSize}); batches need ${POOLING_BACKENDS.join(', ')}`,
     })
-  } else if (backend === 'openai-embeddings-chat') {
+  } else if (MESSAGE_EMBEDDING_BACKENDS.includes(backend)) {
     issues.push({
       path: '--random-batch-size',
-      message: `must be 1 with --backend openai-embeddings-chat (got ${batchSize}): it sends one message per request`,
+      message: `must be 1 with --backend ${backend} (got ${batchSize}): it sends one message per request`,
     })
   }
 }
