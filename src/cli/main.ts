@@ -9,7 +9,7 @@ const USAGE = `Usage: servebench <command> [flags]
 Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
-  compare Diff two saved results: servebench compare A.json B.json
+  compare Diff two saved results: servebench compare A.json B.json [--fail-on p99_ttft_ms:+10%]
 
 Options:
   --version   Print the version

@@ -45,7 +45,7 @@ describe('compare', () => {
     const run = await runCli(['compare', join(ROOT, 'fixtures/results/compare-a.json'), other])
     expect(run.code).toBe(2)
     expect(run.stderr).toBe(
-      `servebench: ${other} is not a benchmark result (as written by servebench serve or vllm bench serve): it has no numeric "duration" or "completed"\n`,
+      `servebench: ${other} is not a benchmark result (the schema of servebench serve and vllm bench serve): it has no "date", "endpoint_type", "backend", "label" and 18 more keys\n`,
     )
   })
 })
