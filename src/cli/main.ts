@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
+import { runMergeSummariesCommand } from './commands/merge-summaries.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
 
@@ -10,6 +11,8 @@ Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
   compare Diff two saved results: servebench compare A.json B.json [--fail-on p99_ttft_ms:+10%]
+  merge-summaries
+          Merge the servebench-summary.json of each CI shard: servebench merge-summaries DIR...
 
 Options:
   --version   Print the version
@@ -27,6 +30,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runSim(rest)
       case 'compare':
         return await runCompareCommand(rest)
+      case 'merge-summaries':
+        return await runMergeSummariesCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -39,7 +44,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, merge-summaries (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }
