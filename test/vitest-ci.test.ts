@@ -55,10 +55,13 @@ describe('CI features, the same under vitest bench and vitest run', () => {
   it('annotations, JUnit XML, one console line per benchmark and failed check, run folders; -u with a filter is refused', async () => {
     const results = join(dir, 'results')
     const env = { GITHUB_ACTIONS: 'true', SB_RESULT_DIR: results }
+    // Vitest's own junit and json reporters, which `vitest bench` alone refuses by name.
     const vitestJunit = (mode: string) => [
       '--reporter=default',
       '--reporter=junit',
+      '--reporter=json',
       `--outputFile.junit=${join(dir, `vitest-${mode}.xml`)}`,
+      `--outputFile.json=${join(dir, `vitest-${mode}.json`)}`,
     ]
     const bench = await runVitest(
       'ci',
@@ -93,7 +96,7 @@ describe('CI features, the same under vitest bench and vitest run', () => {
       `servebench: --outputJson lists bench() micro-benchmarks only; serveBench results are in ${relative(REPO, join(results, 'servebench-summary.json'))} (Vitest's JSON report of the benchmarks: --reporter=json --outputFile=<file>)`,
     )
 
-    // JUnit XML: servebench's option and Vitest's own reporter, in both modes.
+    // JUnit XML from servebench's option; Vitest's own JUnit and JSON reports; in both modes.
     for (const mode of ['bench', 'run']) {
       const ours = await readFile(join(dir, `${mode}.xml`), 'utf8')
       expect(ours).toContain('<testsuites name="servebench" tests="2" failures="1" errors="0" skipped="0"')
@@ -105,6 +108,11 @@ describe('CI features, the same under vitest bench and vitest run', () => {
       )
       const vitest = await readFile(join(dir, `vitest-${mode}.xml`), 'utf8')
       expect(vitest).toMatch(/<testcase classname="fail\.bench\.ts" name="misses its SLO"[^>]*>\s*<failure/)
+      expect(await readJson(join(dir, `vitest-${mode}.json`))).toMatchObject({
+        numPassedTests: 1,
+        numFailedTests: 1,
+        success: false,
+      })
     }
 
     // Run folders: each run's files together; keepRuns 1 left only the second run's.

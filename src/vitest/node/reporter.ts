@@ -123,8 +123,9 @@ export class ServebenchReporter implements Reporter {
     for (const { testCase, meta, moduleId } of cases) {
       const b = await this.collect(testCase, meta, relative(root, moduleId), dir, run)
       benchmarks.push(b)
-      const at = testCase.location
-      for (const a of benchmarkAnnotations(b, { file: relative(process.cwd(), moduleId), ...at }))
+      // GitHub resolves annotation paths from the checkout (GITHUB_WORKSPACE).
+      const file = relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), moduleId)
+      for (const a of benchmarkAnnotations(b, { file, ...testCase.location }))
         annotations.push(formatAnnotation(a))
     }
     const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
