@@ -17,7 +17,10 @@ export function formatLine(c: SummaryCheck, confidence = 0.95, rounds = 1): stri
   if (c.detail && c.verdict !== 'invalid') return c.detail
   const parts = [`${MARKS[c.verdict]} ${formatCheck(c)}`]
   if (c.interval && c.verdict !== 'invalid') {
-    const [lo, hi] = c.interval.map((v) => formatBound(v, c.unit))
+    // JSON (a summary file, a blob report) holds an infinite end as null: lower −∞, upper ∞.
+    const [lo, hi] = c.interval.map((v, i) =>
+      formatBound(v ?? (i === 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY), c.unit),
+    )
     const unit = c.unit === 'fraction' || c.unit === 'count' ? '' : ` ${c.unit}`
     parts.push(`(${Number((confidence * 100).toFixed(1))}% CI ${lo} … ${hi}${unit})`)
   }

@@ -73,3 +73,21 @@ describe('renderJunitXml', () => {
     expect(xml).toContain('<failure message="bad byte\tand tab" type="Error">bad byte\tand tab</failure>')
   })
 })
+
+describe('an interval read back from JSON', () => {
+  it('prints an infinite end that JSON turned into null as ∞', () => {
+    const fromJson = JSON.parse(
+      JSON.stringify({
+        ...base,
+        verdicts: [
+          {
+            ...base.verdicts[0],
+            checks: [{ ...base.verdicts[0]!.checks[0], interval: [380.1, Number.POSITIVE_INFINITY] }],
+          },
+        ],
+      }),
+    )
+    const xml = renderJunitXml({ date: 'd', reason: 'failed', benchmarks: [fromJson] })
+    expect(xml).toContain('toMeetSLO: ✗ p99 TTFT 412.3 ms &gt; 300 ms (95% CI 380.1 … ∞ ms)</failure>')
+  })
+})
