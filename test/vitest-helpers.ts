@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url))
@@ -48,4 +50,12 @@ export function runVitest(
       },
     )
   })
+}
+
+/** The newest run folder (`run-<date>-<time>`) under a result directory: where one run's files are. */
+export async function latestRunFolder(resultDir: string): Promise<string> {
+  const runs = (await readdir(resultDir)).filter((f) => /^run-\d{8}-\d{6}/.test(f)).sort()
+  const last = runs.at(-1)
+  if (last === undefined) throw new Error(`no run folder in ${resultDir}`)
+  return join(resultDir, last)
 }

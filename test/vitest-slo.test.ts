@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
-import { runVitest } from './vitest-helpers.ts'
+import { latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -23,12 +23,13 @@ describe('vitest bench', () => {
     expect(run.output).toContain('servebench ✓ slo-pass.bench.ts › chat > holds its SLO  36 ok')
     expect(run.code).toBe(0)
 
-    const files = await readdir(join(dir, 'results'))
+    const runDir = await latestRunFolder(join(dir, 'results'))
+    const files = await readdir(runDir)
     const results = files.filter((f) =>
       f.startsWith('slo-pass-chat-holds-its-SLO-infqps-concurrency4-sim-model-'),
     )
     expect(results).toHaveLength(1)
-    const result = JSON.parse(await readFile(join(dir, 'results', results[0]!), 'utf8'))
+    const result = JSON.parse(await readFile(join(runDir, results[0]!), 'utf8'))
     expect(validateResultFile(result)).toEqual({ valid: true })
     // One extra round of 12 requests decided the p90 bound; the result holds both rounds.
     expect(result).toMatchObject({ completed: 36, failed: 0, label: 'holds its SLO', max_concurrency: 4 })
@@ -81,7 +82,7 @@ describe('vitest bench', () => {
       state: 'failed',
       verdicts: [{ matcher: 'toMeetSLO', pass: false }],
     })
-    expect(summary.benchmarks[0].resultFile).toMatch(/^slo-fail-chat-misses-its-SLO-/)
+    expect(summary.benchmarks[0].resultFile).toMatch(/^run-\d{8}-\d{6}\/slo-fail-chat-misses-its-SLO-/)
   })
 
   it('reports a check it cannot decide within the budget as inconclusive, failing it only under the fail policy', async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
+import { runMergeSummariesCommand } from './commands/merge-summaries.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
 import { runSweepCommand } from './commands/sweep.ts'
@@ -11,8 +12,10 @@ const USAGE = `Usage: servebench <command> [flags]
 Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
-  compare Diff two saved results: servebench compare A.json B.json
+  compare Diff two saved results: servebench compare A.json B.json [--fail-on p99_ttft_ms:+10%]
   sweep   Benchmark a server command over a parameter grid (servebench sweep serve --help)
+  merge-summaries
+          Merge the servebench-summary.json of each CI shard: servebench merge-summaries DIR...
 
 Options:
   --version   Print the version
@@ -34,6 +37,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runCompareCommand(rest)
       case 'sweep':
         return await runSweepCommand(rest)
+      case 'merge-summaries':
+        return await runMergeSummariesCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -46,7 +51,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare, sweep (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, sweep, merge-summaries (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }

@@ -11,6 +11,7 @@ import { resolveVerdictOptions, type VerdictOptions } from '../../config/verdict
 import { ConfigError } from '../../errors.ts'
 import type { SimOptions } from '../../sim/options.ts'
 import type { UpdateMode } from '../shared/meta.ts'
+import { benchModeReporters } from './bench-reporters.ts'
 import { EndpointProvider, servebenchPool } from './pool.ts'
 import {
   ServebenchReporter,
@@ -63,6 +64,7 @@ export interface ServebenchPluginOptions {
 export const SUPPORTED_VITEST = '~4.1.12'
 
 const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
+const BENCH_REPORTERS_LIFTED = Symbol.for('servebench.benchReportersLifted')
 
 /**
  * The Vitest plugin: servebench's pool, runner, matchers, reporter and timeouts; one benchmark at a
@@ -93,6 +95,8 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           fileParallelism: false,
           maxWorkers: 1,
           isolate: test.isolate ?? false,
+          // The file and line of each serveBench(...) call, for GitHub annotations.
+          includeTaskLocation: test.includeTaskLocation ?? true,
           // A failed check points at the user's assertion, not at servebench's own frames.
           onStackTrace: (error, frame) =>
             !OWN_FILES.some((dir) => frame.file.startsWith(dir)) &&
@@ -110,7 +114,16 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
       project.provide('servebench:verdicts', options.verdicts ?? {})
       project.provide('servebench:baselineDir', resolve(root, options.baselineDir ?? '__baselines__'))
       vitest.onClose(() => endpoints.close())
-      const flagged = vitest as unknown as { [REPORTER_ADDED]?: boolean }
+      assertUpdateValue((vitest.config as { update?: unknown }).update)
+      const flagged = vitest as unknown as { [REPORTER_ADDED]?: boolean; [BENCH_REPORTERS_LIFTED]?: boolean }
+      const bench = vitest.config.benchmark
+      if (vitest.config.mode === 'benchmark' && bench && !flagged[BENCH_REPORTERS_LIFTED]) {
+        flagged[BENCH_REPORTERS_LIFTED] = true
+        bench.reporters = benchModeReporters(
+          [bench.reporters ?? []].flat(),
+          bench.outputFile,
+        ) as typeof bench.reporters
+      }
       if (options.reporters === false || flagged[REPORTER_ADDED]) return
       flagged[REPORTER_ADDED] = true
       // Pushed here, not set in `config`: setting reporters there would replace Vitest's defaults.
@@ -120,7 +133,6 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
         ...(options.datasetStats !== undefined ? { datasetStats: options.datasetStats } : {}),
         ...options.reporters,
       })
-      const bench = vitest.config.benchmark
       if (vitest.config.mode === 'benchmark' && bench)
         bench.reporters = [...[bench.reporters ?? []].flat(), reporter]
       else vitest.config.reporters.push(reporter)
@@ -137,6 +149,17 @@ export function assertCompatibleVitestVersion(version: string): void {
       `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D -E vitest@4.1.12`,
     )
   }
+}
+
+/**
+ * Throws when `-u` took a file filter as its value: `vitest bench -u gate` reads as `--update=gate`,
+ * which Vitest treats as `all` for every file, so every baseline would be rewritten.
+ */
+export function assertUpdateValue(update: unknown): void {
+  if (typeof update !== 'string' || ['all', 'new', 'none', 'true', 'false', ''].includes(update)) return
+  throw new TypeError(
+    `-u took "${update}" as its value (--update accepts all, new or none), so "${update}" is no file filter and every baseline would be rewritten. To update one file's baselines, put the filter first: vitest bench --run ${update} -u`,
+  )
 }
 
 /** Throws on a `timeline` option whose ITL thresholds are not two ascending positive numbers. */

@@ -1,7 +1,10 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
-import { basename, join, relative, resolve } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
+import { formatLine } from '../../report/check-format.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
+import { benchmarkAnnotations, formatAnnotation } from '../../report/github-annotations.ts'
+import { renderJunitXml } from '../../report/junit.ts'
 import {
   type RunSummary,
   renderMarkdownSummary,
@@ -13,6 +16,7 @@ import type { BenchResult } from '../../report/result-types.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
 import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
+import { createRunFolder, pruneRunFolders } from './run-folder.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
 export type TimelineReporterOption = boolean | { itlThresholdsMs?: [number, number] }
@@ -41,6 +45,23 @@ export interface ServebenchReporterOptions {
    * result (generation runs; a pooling run has no output lengths). @default false
    */
   datasetStats?: boolean
+  /**
+   * GitHub Actions annotations on stdout: `::error` for each failed check and `::warning` for each
+   * inconclusive or invalid one, at the file and line of its `serveBench(...)`. The same under
+   * `vitest run` and `vitest bench`. See docs/ci.md. @default true when `GITHUB_ACTIONS` is `'true'`
+   */
+  annotations?: boolean
+  /**
+   * Write JUnit XML of the run's benchmarks to this path, relative to the Vitest root. Works under
+   * `vitest bench` too, where Vitest's own `junit` reporter does not. See docs/ci.md. @default false
+   */
+  junit?: string | false
+  /**
+   * Each run writes its files into its own folder, `<resultDir>/run-<date>-<time>/`; after a run,
+   * the oldest run folders are removed so that this many remain. `Infinity` keeps them all.
+   * @default 10
+   */
+  keepRuns?: number
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
@@ -49,6 +70,7 @@ export const SUMMARY_MARKDOWN = 'servebench-summary.md'
 /** Writes servebench's results at the end of a Vitest run, in `vitest run` and `vitest bench` alike. */
 export class ServebenchReporter implements Reporter {
   private vitest?: Vitest
+  private startedAt = new Date()
   private readonly options: Required<ServebenchReporterOptions>
 
   constructor(options: ServebenchReporterOptions = {}) {
@@ -61,11 +83,19 @@ export class ServebenchReporter implements Reporter {
       console: options.console ?? true,
       timeline: options.timeline ?? false,
       datasetStats: options.datasetStats ?? false,
+      annotations: options.annotations ?? process.env.GITHUB_ACTIONS === 'true',
+      junit: options.junit ?? false,
+      keepRuns: options.keepRuns ?? 10,
     }
+    assertKeepRuns(this.options.keepRuns)
   }
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest
+  }
+
+  onTestRunStart(): void {
+    this.startedAt = new Date()
   }
 
   async onTestRunEnd(
@@ -75,42 +105,78 @@ export class ServebenchReporter implements Reporter {
   ): Promise<void> {
     const root = this.vitest?.config.root ?? process.cwd()
     const dir = resolve(root, this.options.resultDir)
-    const benchmarks: Array<SummaryBenchmark & { warnings: string[] }> = []
+    const cases: Array<{ testCase: TestCase; meta: ServeBenchMeta; moduleId: string }> = []
     for (const module of modules) {
       for (const testCase of module.children.allTests()) {
         const meta = testCase.meta().servebench
-        if (!meta) continue
-        benchmarks.push(await this.collect(testCase, meta, relative(root, module.moduleId), dir))
+        if (meta) cases.push({ testCase, meta, moduleId: module.moduleId })
       }
     }
-    if (benchmarks.length === 0) return
+    if (cases.length === 0) return
+    // One folder per run keeps its files together; the summaries are also copied to `dir`.
+    let run = ''
+    await this.guard('the run folder', async () => {
+      run = await createRunFolder(dir, this.startedAt)
+    })
+    const benchmarks: Array<SummaryBenchmark & { warnings: string[] }> = []
+    const annotations: string[] = []
+    for (const { testCase, meta, moduleId } of cases) {
+      const b = await this.collect(testCase, meta, relative(root, moduleId), dir, run)
+      benchmarks.push(b)
+      // GitHub resolves annotation paths from the checkout (GITHUB_WORKSPACE).
+      const file = relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), moduleId)
+      for (const a of benchmarkAnnotations(b, { file, ...testCase.location }))
+        annotations.push(formatAnnotation(a))
+    }
     const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
     if (this.options.console) {
       for (const b of benchmarks) {
         this.log(consoleLine(b))
+        for (const line of failedCheckLines(b)) this.log(`servebench   ${line}`)
         for (const w of b.warnings) this.log(`servebench ⚠ ${b.file} › ${b.name}: ${w}`)
       }
     }
+    if (this.options.annotations) for (const line of annotations) this.log(line)
     await this.guard('the run summary', async () => {
-      await mkdir(dir, { recursive: true })
-      if (this.options.summary)
-        await writeFile(join(dir, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
-      if (this.options.markdown) {
-        const md = renderMarkdownSummary(summary)
-        await writeFile(join(dir, SUMMARY_MARKDOWN), md)
-        const step = process.env.GITHUB_STEP_SUMMARY
-        if (step) await appendFile(step, `${md}\n`)
+      for (const folder of run === '' ? [dir] : [join(dir, run), dir]) {
+        if (this.options.summary)
+          await writeFile(join(folder, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
+        if (this.options.markdown)
+          await writeFile(join(folder, SUMMARY_MARKDOWN), renderMarkdownSummary(summary))
       }
+      const step = process.env.GITHUB_STEP_SUMMARY
+      if (this.options.markdown && step) await appendFile(step, `${renderMarkdownSummary(summary)}\n`)
     })
-    this.log(`servebench: results written to ${relative(process.cwd(), dir) || '.'}`)
+    const junit = this.options.junit
+    if (junit !== false) {
+      await this.guard('the JUnit report', async () => {
+        const path = resolve(root, junit)
+        await mkdir(dirname(path), { recursive: true })
+        await writeFile(path, renderJunitXml(summary))
+      })
+    }
+    if (run !== '') {
+      await this.guard('old run folders', async () => {
+        await pruneRunFolders(dir, this.options.keepRuns, run)
+      })
+    }
+    this.log(`servebench: results written to ${relative(process.cwd(), join(dir, run)) || '.'}`)
+    const outputJson = this.vitest?.config.mode === 'benchmark' && this.vitest.config.benchmark?.outputJson
+    if (outputJson) {
+      this.log(
+        `servebench: --outputJson lists bench() micro-benchmarks only; serveBench results are in ${relative(process.cwd(), join(dir, SUMMARY_JSON))} (Vitest's JSON report of the benchmarks: --reporter=json --outputFile=<file>)`,
+      )
+    }
   }
 
   private async collect(
     testCase: TestCase,
     meta: ServeBenchMeta,
     file: string,
-    dir: string,
+    resultDir: string,
+    run: string,
   ): Promise<SummaryBenchmark & { warnings: string[] }> {
+    const dir = join(resultDir, run)
     const state = testCase.result().state
     const result = meta.result
     let resultFile: string | null = null
@@ -127,7 +193,8 @@ export class ServebenchReporter implements Reporter {
     }
     if (asWritten && this.options.json) {
       await this.guard(`the result of '${testCase.fullName}'`, async () => {
-        resultFile = basename(await writeResult(asWritten, output, { label }))
+        // Relative to the result directory: `run-…/<name>.json`.
+        resultFile = relative(resultDir, await writeResult(asWritten, output, { label }))
       })
     }
     const timeline = this.options.timeline
@@ -184,6 +251,21 @@ export class ServebenchReporter implements Reporter {
 }
 
 const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
+
+/** Throws on a `keepRuns` that is not a whole number of at least 1 (or `Infinity`). */
+export function assertKeepRuns(keep: unknown): void {
+  if (keep === Number.POSITIVE_INFINITY || (Number.isInteger(keep) && (keep as number) >= 1)) return
+  throw new TypeError(
+    `servebench({ reporters: { keepRuns } }) must be a whole number of run folders to keep, at least 1, or Infinity (got ${JSON.stringify(keep) ?? String(keep)})`,
+  )
+}
+
+/** The checks that failed their assertion, one line each with its numbers: `✗ p99 TTFT 412.3 ms > 300 ms (95% CI …)`. */
+export function failedCheckLines(b: SummaryBenchmark): string[] {
+  return b.verdicts.flatMap((v) =>
+    v.pass ? [] : v.checks.filter((c) => !c.pass).map((c) => `${formatLine(c)} (${v.matcher})`),
+  )
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
