@@ -95,4 +95,28 @@ export async function writeTimeline(html: string, resultFile: string): Promise<s
   return path
 }
 
+/** Writes a report file (HTML report, CSV, PR comment) whole, creating its folder; returns its path. */
+export async function writeReportFile(path: string, content: string): Promise<string> {
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, content)
+  return path
+}
+
+/** Appends lines to the history file (created with its folder when missing); returns its path. */
+export async function appendHistory(path: string, lines: string): Promise<string> {
+  await ensureDir(dirname(path))
+  const file = await open(path, 'a')
+  try {
+    await file.write(lines, null, 'utf8')
+  } finally {
+    await file.close()
+  }
+  return path
+}
+
+/** `<result name>.requests.csv` next to a result file. */
+export function requestsCsvPath(resultFile: string): string {
+  return withSuffix(resultFile, '.requests.csv')
+}
+
 export { checkOutputDestination } from './write-safe.ts'

@@ -1,16 +1,22 @@
 import { readFile } from 'node:fs/promises'
 import { ConfigError, EXIT_CODES } from '../../errors.ts'
 import { formatComparison, parseResultText } from '../../report/compare.ts'
+import { renderCompareMarkdown } from '../../report/compare-markdown.ts'
 
-const USAGE = `Usage: servebench compare <A.json> <B.json>
+const USAGE = `Usage: servebench compare <A.json> <B.json> [--markdown]
 
 Prints a side-by-side diff of two saved results (compact or pretty JSON, or JSON Lines: the last
 line is used). + marks an improvement from A to B, - a regression. Colour on a terminal; set
 NO_COLOR to turn it off.
+
+  --markdown   print the pull-request table instead: one row per metric with base (A), head (B),
+               change, interval (when both files hold --save-detailed arrays) and verdict
 `
 
 /** `servebench compare A B` and `servebench serve --compare A B`. No server is contacted. */
-export async function runCompareCommand(paths: readonly string[]): Promise<number> {
+export async function runCompareCommand(args: readonly string[]): Promise<number> {
+  const markdown = args.includes('--markdown')
+  const paths = args.filter((a) => a !== '--markdown')
   if (paths.length === 1 && (paths[0] === '--help' || paths[0] === '-h')) {
     process.stdout.write(USAGE)
     return EXIT_CODES.ok
@@ -24,7 +30,9 @@ export async function runCompareCommand(paths: readonly string[]): Promise<numbe
     ])
   }
   const [a, b] = await Promise.all(paths.map(readResult))
-  process.stdout.write(formatComparison(a!, b!, { color: useColor() }))
+  process.stdout.write(
+    markdown ? renderCompareMarkdown(a!, b!) : formatComparison(a!, b!, { color: useColor() }),
+  )
   return EXIT_CODES.ok
 }
 

@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process'
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { basename, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
+import { requestsCsv, summaryCsv } from '../../report/csv.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
+import { formatHistoryLines, historyEntries } from '../../report/history.ts'
 import {
   type RunSummary,
   renderMarkdownSummary,
@@ -9,9 +12,18 @@ import {
   type SummaryMetrics,
   type SummaryVerdictValue,
 } from '../../report/markdown.ts'
+import { renderPrComment } from '../../report/pr-comment.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
+import {
+  appendHistory,
+  requestsCsvPath,
+  resultPath,
+  writeDatasetStats,
+  writeReportFile,
+  writeResult,
+  writeTimeline,
+} from '../../report/write.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
@@ -41,10 +53,29 @@ export interface ServebenchReporterOptions {
    * result (generation runs; a pooling run has no output lengths). @default false
    */
   datasetStats?: boolean
+  /**
+   * `servebench-pr-comment.md`: the pull-request comment, one row per checked metric (base, head,
+   * change, interval, verdict) under a marker line a workflow updates in place (docs/ci.md).
+   * @default true
+   */
+  prComment?: boolean
+  /**
+   * `servebench-summary.csv` (one row per benchmark) and `<result file>.requests.csv` (one row per
+   * request) next to each result. @default false
+   */
+  csv?: boolean
+  /**
+   * Append one JSON line per benchmark to this history file (relative to the Vitest root): commit,
+   * date, fingerprint, key metrics, verdicts (docs/reports.md). The commit is `GITHUB_SHA`, else
+   * `git rev-parse HEAD`. @default false
+   */
+  history?: string | false
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
 export const SUMMARY_MARKDOWN = 'servebench-summary.md'
+export const PR_COMMENT_MARKDOWN = 'servebench-pr-comment.md'
+export const SUMMARY_CSV = 'servebench-summary.csv'
 
 /** Writes servebench's results at the end of a Vitest run, in `vitest run` and `vitest bench` alike. */
 export class ServebenchReporter implements Reporter {
@@ -61,6 +92,9 @@ export class ServebenchReporter implements Reporter {
       console: options.console ?? true,
       timeline: options.timeline ?? false,
       datasetStats: options.datasetStats ?? false,
+      prComment: options.prComment ?? true,
+      csv: options.csv ?? false,
+      history: options.history ?? false,
     }
   }
 
@@ -75,18 +109,19 @@ export class ServebenchReporter implements Reporter {
   ): Promise<void> {
     const root = this.vitest?.config.root ?? process.cwd()
     const dir = resolve(root, this.options.resultDir)
-    const benchmarks: Array<SummaryBenchmark & { warnings: string[] }> = []
+    const collected: Collected[] = []
     for (const module of modules) {
       for (const testCase of module.children.allTests()) {
         const meta = testCase.meta().servebench
         if (!meta) continue
-        benchmarks.push(await this.collect(testCase, meta, relative(root, module.moduleId), dir))
+        collected.push(await this.collect(testCase, meta, relative(root, module.moduleId), dir))
       }
     }
-    if (benchmarks.length === 0) return
+    if (collected.length === 0) return
+    const benchmarks = collected.map(({ result: _, ...b }) => b)
     const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
     if (this.options.console) {
-      for (const b of benchmarks) {
+      for (const b of collected) {
         this.log(consoleLine(b))
         for (const w of b.warnings) this.log(`servebench ⚠ ${b.file} › ${b.name}: ${w}`)
       }
@@ -96,12 +131,28 @@ export class ServebenchReporter implements Reporter {
       if (this.options.summary)
         await writeFile(join(dir, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
       if (this.options.markdown) {
-        const md = renderMarkdownSummary(summary)
+        const shard = this.vitest?.config.shard
+        const md = renderMarkdownSummary(summary, shard ? { shard: `${shard.index}/${shard.count}` } : {})
         await writeFile(join(dir, SUMMARY_MARKDOWN), md)
         const step = process.env.GITHUB_STEP_SUMMARY
         if (step) await appendFile(step, `${md}\n`)
       }
+      if (this.options.prComment)
+        await writeReportFile(join(dir, PR_COMMENT_MARKDOWN), renderPrComment(summary))
+      if (this.options.csv) {
+        const rows = collected.flatMap((b) =>
+          b.result ? [{ name: `${b.file} › ${b.name}`, result: b.result }] : [],
+        )
+        await writeReportFile(join(dir, SUMMARY_CSV), summaryCsv(rows))
+      }
     })
+    const history = this.options.history
+    if (history !== false) {
+      await this.guard('the history', async () => {
+        const lines = formatHistoryLines(historyEntries(summary, { commit: commitOf(root) }))
+        await appendHistory(resolve(root, history), lines)
+      })
+    }
     this.log(`servebench: results written to ${relative(process.cwd(), dir) || '.'}`)
   }
 
@@ -110,7 +161,7 @@ export class ServebenchReporter implements Reporter {
     meta: ServeBenchMeta,
     file: string,
     dir: string,
-  ): Promise<SummaryBenchmark & { warnings: string[] }> {
+  ): Promise<Collected> {
     const state = testCase.result().state
     const result = meta.result
     let resultFile: string | null = null
@@ -142,6 +193,13 @@ export class ServebenchReporter implements Reporter {
         await writeTimeline(html, resultPath(asWritten, output, { label }))
       })
     }
+    if (asWritten && this.options.csv) {
+      await this.guard(`the request CSV of '${testCase.fullName}'`, async () => {
+        const csv = requestsCsv(asWritten as unknown as Record<string, unknown>)
+        if (csv !== undefined)
+          await writeReportFile(requestsCsvPath(resultPath(asWritten, output, { label })), csv)
+      })
+    }
     const lens = asWritten && this.options.datasetStats ? datasetStatsInput(asWritten) : undefined
     if (asWritten && lens !== undefined) {
       await this.guard(`the dataset statistics plot of '${testCase.fullName}'`, async () => {
@@ -163,6 +221,7 @@ export class ServebenchReporter implements Reporter {
       verdicts: meta.verdicts,
       errors: (testCase.result().errors ?? []).map((e) => e.message),
       warnings: meta.warnings ?? [],
+      ...(result ? { result: result as unknown as Record<string, unknown> } : {}),
     }
   }
 
@@ -180,6 +239,26 @@ export class ServebenchReporter implements Reporter {
       if (this.vitest) this.vitest.logger.error(line)
       else console.error(line)
     }
+  }
+}
+
+/** A benchmark as collected: its summary entry, the warnings to print and the result in memory. */
+type Collected = SummaryBenchmark & { warnings: string[]; result?: Record<string, unknown> }
+
+// The commit a history line is about: CI's own variable, else the checkout's HEAD, else unknown.
+function commitOf(root: string): string | null {
+  const fromEnv = process.env.GITHUB_SHA ?? process.env.SERVEBENCH_COMMIT
+  if (fromEnv) return fromEnv
+  try {
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || null
+    )
+  } catch {
+    return null
   }
 }
 
