@@ -1,7 +1,8 @@
 /**
  * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
  */
-import { open } from 'node:fs/promises'
+import { open, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
@@ -93,6 +94,19 @@ export async function writeTimeline(html: string, resultFile: string): Promise<s
   await ensureDir(dirname(path))
   await writeFileAtomic(path, html)
   return path
+}
+
+/**
+ * The chart library the HTML report inlines (uPlot, an npm dependency): read from its package,
+ * never fetched. The one read of this module.
+ */
+export async function readChartLibrary(): Promise<{ js: string; css: string }> {
+  const require = createRequire(import.meta.url)
+  const [js, css] = await Promise.all([
+    readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+    readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+  ])
+  return { js, css }
 }
 
 /** Writes a report file (HTML report, CSV, PR comment) whole, creating its folder; returns its path. */

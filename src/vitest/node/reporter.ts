@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { appendFile, mkdir, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { requestsCsv, summaryCsv } from '../../report/csv.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
-import { formatHistoryLines, historyEntries } from '../../report/history.ts'
+import { formatHistoryLines, type HistoryEntry, historyEntries, parseHistory } from '../../report/history.ts'
+import { buildHtmlReport } from '../../report/html-report.ts'
 import {
   type RunSummary,
   renderMarkdownSummary,
@@ -17,6 +18,7 @@ import type { BenchResult } from '../../report/result-types.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
 import {
   appendHistory,
+  readChartLibrary,
   requestsCsvPath,
   resultPath,
   writeDatasetStats,
@@ -70,12 +72,18 @@ export interface ServebenchReporterOptions {
    * `git rev-parse HEAD`. @default false
    */
   history?: string | false
+  /**
+   * `servebench-report.html`: one self-contained HTML report of the run (distributions with the
+   * SLO bounds, time series, server metrics, and the history trends with `history`). @default false
+   */
+  html?: boolean
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
 export const SUMMARY_MARKDOWN = 'servebench-summary.md'
 export const PR_COMMENT_MARKDOWN = 'servebench-pr-comment.md'
 export const SUMMARY_CSV = 'servebench-summary.csv'
+export const HTML_REPORT = 'servebench-report.html'
 
 /** Writes servebench's results at the end of a Vitest run, in `vitest run` and `vitest bench` alike. */
 export class ServebenchReporter implements Reporter {
@@ -95,6 +103,7 @@ export class ServebenchReporter implements Reporter {
       prComment: options.prComment ?? true,
       csv: options.csv ?? false,
       history: options.history ?? false,
+      html: options.html ?? false,
     }
   }
 
@@ -147,10 +156,24 @@ export class ServebenchReporter implements Reporter {
       }
     })
     const history = this.options.history
+    let entries: HistoryEntry[] | undefined
     if (history !== false) {
       await this.guard('the history', async () => {
         const lines = formatHistoryLines(historyEntries(summary, { commit: commitOf(root) }))
-        await appendHistory(resolve(root, history), lines)
+        const path = await appendHistory(resolve(root, history), lines)
+        if (this.options.html) entries = parseHistory(await readFile(path, 'utf8')).entries
+      })
+    }
+    if (this.options.html) {
+      await this.guard('the HTML report', async () => {
+        const results = collected.flatMap((b) =>
+          b.result ? [{ name: `${b.file} › ${b.name}`, result: b.result, verdicts: b.verdicts }] : [],
+        )
+        const html = buildHtmlReport(
+          { results, ...(entries ? { history: entries } : {}) },
+          { title: 'servebench run', generatedAt: summary.date, library: await readChartLibrary() },
+        )
+        await writeReportFile(join(dir, HTML_REPORT), html)
       })
     }
     this.log(`servebench: results written to ${relative(process.cwd(), dir) || '.'}`)
