@@ -37,7 +37,7 @@ export function compareDeltaRows(
 ): DeltaRow[] {
   const tolerance = options.tolerance ?? DEFAULT_COMPARE_MARKDOWN.tolerance
   const alpha = options.alpha ?? DEFAULT_COMPARE_MARKDOWN.alpha
-  const benchmark = `${a.path} → ${b.path}`
+  const benchmark = `${baseName(a.path)} → ${baseName(b.path)}`
   const samplesA = requestSamples(a.result)
   const samplesB = requestSamples(b.result)
   const rows: DeltaRow[] = []
@@ -105,7 +105,7 @@ export function renderCompareMarkdown(
     '',
     `Base \`${a.path}\` (${String(a.result.date ?? '?')}), head \`${b.path}\` (${String(b.result.date ?? '?')}); ${(tolerance * 100).toFixed(0)}% tolerance.`,
     '',
-    ...renderDeltaTable(rows),
+    ...renderDeltaTable(rows, { benchmarkColumn: false }),
   ]
   if (!withInterval)
     lines.push(
@@ -162,6 +162,10 @@ function requestSamples(result: Record<string, unknown>): Record<Family, Blocked
     ),
     itl: pick(itlValues, itlOwners),
   }
+}
+
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)
 }
 
 function pointVerdict(

@@ -188,13 +188,13 @@ describe('servebench compare --markdown', () => {
         '',
         'Base `main.json` (20261201-180000), head `pr.json` (20261201-180000); 10% tolerance.',
         '',
-        '| Benchmark | Metric | Base | Head | Change | Interval | Verdict |',
-        '|---|---|---:|---:|---:|---|---|',
-        '| main.json → pr.json | request_throughput | 16 req/s | 15.5 req/s | -3.1% | – | ✅ pass |',
-        '| main.json → pr.json | output_throughput | 1024 tok/s | 992 tok/s | -3.1% | – | ✅ pass |',
-        '| main.json → pr.json | mean_ttft_ms | 40 ms | 48 ms | +20.0% | – | ❌ fail |',
-        '| main.json → pr.json | p99_ttft_ms | 60 ms | 72 ms | +20.0% | – | ❌ fail |',
-        '| main.json → pr.json | failed | 0 | 0 | – | – | ✅ pass |',
+        '| Metric | Base | Head | Change | Interval | Verdict |',
+        '|---|---:|---:|---:|---|---|',
+        '| request_throughput | 16 req/s | 15.5 req/s | -3.1% | – | ✅ pass |',
+        '| output_throughput | 1024 tok/s | 992 tok/s | -3.1% | – | ✅ pass |',
+        '| mean_ttft_ms | 40 ms | 48 ms | +20.0% | – | ❌ fail |',
+        '| p99_ttft_ms | 60 ms | 72 ms | +20.0% | – | ❌ fail |',
+        '| failed | 0 | 0 | – | – | ✅ pass |',
         '',
         'No per-request data in these files (`--save-detailed`): verdicts compare the point change with the tolerance.',
         '',
@@ -219,7 +219,7 @@ describe('servebench compare --markdown', () => {
       { path: 'a.json', result: detailed(40) },
       { path: 'b.json', result: detailed(40) },
     )
-    expect(same).toContain('| a.json → b.json | mean_ttft_ms | 45.5 ms | 45.5 ms | +0.0% | ')
+    expect(same).toContain('| mean_ttft_ms | 45.5 ms | 45.5 ms | +0.0% | ')
     expect(same).toMatch(
       /\| mean_ttft_ms \| 45\.5 ms \| 45\.5 ms \| \+0\.0% \| -\d\.\d% … \+\d\.\d% \| ✅ pass \|/,
     )

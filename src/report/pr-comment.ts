@@ -87,12 +87,21 @@ export function headline(rows: readonly DeltaRow[]): string {
   return n === 0 ? 'no checks' : `✅ all ${checks} passed`
 }
 
-/** The table lines: Benchmark | Metric | Base | Head | Change | Interval | Verdict. */
-export function renderDeltaTable(rows: readonly DeltaRow[]): string[] {
-  const lines = [
-    '| Benchmark | Metric | Base | Head | Change | Interval | Verdict |',
-    '|---|---|---:|---:|---:|---|---|',
-  ]
+/**
+ * The table lines: Benchmark | Metric | Base | Head | Change | Interval | Verdict; without the
+ * Benchmark column when `benchmarkColumn` is false (one comparison of two files).
+ */
+export function renderDeltaTable(
+  rows: readonly DeltaRow[],
+  options: { benchmarkColumn?: boolean } = {},
+): string[] {
+  const withBenchmark = options.benchmarkColumn ?? true
+  const lines = withBenchmark
+    ? [
+        '| Benchmark | Metric | Base | Head | Change | Interval | Verdict |',
+        '|---|---|---:|---:|---:|---|---|',
+      ]
+    : ['| Metric | Base | Head | Change | Interval | Verdict |', '|---|---:|---:|---:|---|---|']
   for (const r of rows) {
     const base =
       r.base === null
@@ -109,7 +118,7 @@ export function renderDeltaTable(rows: readonly DeltaRow[]): string[] {
         ? ` (~${r.neededRequests} requests)`
         : ''
     const cells = [
-      escapeCell(r.benchmark),
+      ...(withBenchmark ? [escapeCell(r.benchmark)] : []),
       escapeCell(r.metric),
       base,
       num(r.head, r.unit),

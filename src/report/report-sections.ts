@@ -146,7 +146,7 @@ export function comparisonSection(a: ReportResult, b: ReportResult): ReportSecti
       const key = `${f.key}Ms` as 'ttftMs' | 'itlMs' | 'e2elMs'
       if (sa[key].length === 0 || sb[key].length === 0) continue
       charts.push(
-        cdfChart(`cmp-${f.key}`, `${f.label}: ${a.name} vs ${b.name}`, [
+        cdfChart(`cmp-${f.key}`, `${f.label} distribution (CDF), side by side`, [
           { label: a.name, values: sa[key] },
           { label: b.name, values: sb[key] },
         ]),
@@ -191,7 +191,7 @@ export function sweepSection(results: readonly ReportResult[]): ReportSection {
       }),
     ),
   }))
-  const chart = sweepChart('sweep', points)
+  const chart = sweepChart('sweep-latency', points)
   return {
     id: 'sweep',
     title: 'Sweep',

@@ -43,7 +43,7 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
   const args = parseReportArgs(argv)
   const results: ReportResult[] = await Promise.all(
     args.files.map(async (path) => ({
-      name: basename(path).replace(/\.jsonl?$/, ''),
+      name: resultName(path),
       result: await readResultFile(path),
     })),
   )
@@ -67,10 +67,14 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
   console.log(`servebench: report written to ${args.output}`)
   if (args.csv) {
     await writeReportFile(join(args.csv, 'summary.csv'), summaryCsv(results))
-    for (const r of results) {
+    for (const [i, r] of results.entries()) {
+      const stem = basename(args.files[i]!).replace(/\.jsonl?$/, '')
       const csv = requestsCsv(r.result)
-      if (csv !== undefined) await writeReportFile(join(args.csv, `${r.name}.requests.csv`), csv)
-      else console.error(`servebench: ${r.name} has no per-request data (--save-detailed): no requests CSV`)
+      if (csv !== undefined) await writeReportFile(join(args.csv, `${stem}.requests.csv`), csv)
+      else
+        console.error(
+          `servebench: ${args.files[i]} has no per-request data (--save-detailed): no requests CSV`,
+        )
     }
     console.log(`servebench: CSV written to ${args.csv}`)
   }
@@ -109,6 +113,13 @@ function parseReportArgs(argv: readonly string[]): ReportArgs {
     issues.push({ path: 'report', message: 'needs at least one result file; see servebench report --help' })
   if (issues.length > 0) throw new ConfigError(issues)
   return { files, output: values.output ?? 'servebench-report.html', ...values }
+}
+
+// `q-infqps-concurrency16-sim-model-20261201-181205.json` → `q-infqps-concurrency16-sim-model`.
+function resultName(path: string): string {
+  return basename(path)
+    .replace(/\.jsonl?$/, '')
+    .replace(/-\d{8}-\d{6}$/, '')
 }
 
 // A summary's benchmark names its result file; its verdicts go to the result read from that file.
