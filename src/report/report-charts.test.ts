@@ -32,6 +32,27 @@ describe('the chart data', () => {
     expect(requestSeries({ completed: 3 })).toBeUndefined()
   })
 
+  it('draws a pooling result (no TTFT) by its end-to-end latency, and thins a huge ITL sample', () => {
+    const pooling = { start_times: [0, 1], latencies: [0.2, 0.3], errors: ['', ''] }
+    const r = requestSeries(pooling)!
+    expect(r.ttftMs).toEqual([])
+    const server = {
+      source: 's',
+      interval_s: 1,
+      t_s: [0, 1],
+      series: { 'vllm:num_requests_waiting': [0, 2] },
+    }
+    expect(serverCharts('p', server, r)[0]!.series.map((s) => s.label)).toEqual(['waiting (server)'])
+    const gaps = Array.from({ length: 3 }, () => new Array(100_000).fill(0.01))
+    const many = requestSeries({
+      start_times: [0, 1, 2],
+      latencies: [1, 1, 1],
+      ttfts: [0.1, 0.1, 0.1],
+      itls: gaps,
+    })!
+    expect(many.itlMs).toHaveLength(150_000)
+  })
+
   it('draws a CDF that ends at 1 and a histogram that counts every request', () => {
     const cdf = cdfChart('c', 'TTFT', [{ label: 'TTFT', values: [3, 1, 2, 2] }])
     expect(cdf.x).toEqual([1, 2, 3])

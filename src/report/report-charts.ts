@@ -58,6 +58,8 @@ export interface RequestSeries {
 
 export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'] as const
 const MAX_CDF_POINTS = 400
+// A long run has tens of millions of token gaps; every k-th one draws the same distribution.
+const MAX_ITL_SAMPLES = 200_000
 const HISTOGRAM_BINS = 30
 
 /** The successful requests of a result with per-request arrays; undefined without them. */
@@ -79,6 +81,10 @@ export function requestSeries(result: Record<string, unknown>): RequestSeries | 
     outputLens: [],
     originS,
   }
+  let gapCount = 0
+  for (const gaps of itls) if (Array.isArray(gaps)) gapCount += gaps.length
+  const stride = Math.max(1, Math.ceil(gapCount / MAX_ITL_SAMPLES))
+  let gapIndex = 0
   for (let i = 0; i < starts.length; i++) {
     if ((errors[i] !== undefined && errors[i] !== '') || !(latencies[i]! > 0)) continue
     out.startS.push(starts[i]! - originS)
@@ -87,7 +93,8 @@ export function requestSeries(result: Record<string, unknown>): RequestSeries | 
     if (ttfts) out.ttftMs.push(ttfts[i]! * 1000)
     out.outputLens.push(outputs[i] ?? 0)
     const gaps = itls[i]
-    if (Array.isArray(gaps)) for (const g of gaps) if (typeof g === 'number') out.itlMs.push(g * 1000)
+    if (Array.isArray(gaps))
+      for (const g of gaps) if (typeof g === 'number' && gapIndex++ % stride === 0) out.itlMs.push(g * 1000)
   }
   return out
 }
@@ -209,7 +216,8 @@ export function serverCharts(
   const charts: ChartSpec[] = []
   if (queue.length > 0) {
     // One x axis for both: the request points and the scrape times merged, each series null elsewhere.
-    const ttftAt = r ? r.startS.map((s, i) => [s + r.ttftMs[i]! / 1000, r.ttftMs[i]!] as const) : []
+    const withTtft = r !== undefined && r.ttftMs.length > 0 && r.ttftMs.length === r.startS.length
+    const ttftAt = withTtft ? r.startS.map((s, i) => [s + r.ttftMs[i]! / 1000, r.ttftMs[i]!] as const) : []
     const x = [...new Set([...serverX, ...ttftAt.map(([t]) => t)])].sort((a, b) => a - b)
     const index = new Map(x.map((t, i) => [t, i]))
     const ttft = new Array<number | null>(x.length).fill(null)
@@ -230,7 +238,9 @@ export function serverCharts(
       y2Label: 'requests',
       x,
       series: [
-        ...(r ? [{ label: 'TTFT (client)', values: ttft, color: COLORS[0], kind: 'points' as const }] : []),
+        ...(withTtft
+          ? [{ label: 'TTFT (client)', values: ttft, color: COLORS[0], kind: 'points' as const }]
+          : []),
         ...queue.map((s) => ({ ...s, values: spread(s.values as number[]) })),
       ],
     })
