@@ -2,14 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parsePrometheusText } from '../metrics/prometheus.ts'
 import { buildHtmlReport } from './html-report.ts'
-import {
-  cdfChart,
-  histogramChart,
-  kneeIndex,
-  requestSeries,
-  serverCharts,
-  throughputCharts,
-} from './report-charts.ts'
+import { cdfChart, histogramChart, kneeIndex, requestSeries, throughputCharts } from './report-charts.ts'
+import { serverCharts } from './server-charts.ts'
 import { scrapeValues, serverMetricsJson } from './server-metrics-key.ts'
 
 const detailed = {

@@ -15,11 +15,11 @@ import {
   histogramChart,
   type RequestSeries,
   requestSeries,
-  serverCharts,
   sweepChart,
   throughputCharts,
   trendChart,
 } from './report-charts.ts'
+import { serverCharts } from './server-charts.ts'
 import { readServerMetrics } from './server-metrics-key.ts'
 
 /** A table of the report. */
