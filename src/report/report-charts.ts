@@ -69,7 +69,7 @@ export function requestSeries(result: Record<string, unknown>): RequestSeries | 
   const errors = Array.isArray(result.errors) ? (result.errors as unknown[]) : []
   const outputs = numbers(result.output_lens) ?? []
   const itls = Array.isArray(result.itls) ? (result.itls as unknown[]) : []
-  const originS = Math.min(...starts)
+  const originS = extent(starts)[0]
   const out: RequestSeries = {
     startS: [],
     endS: [],
@@ -123,8 +123,7 @@ export function histogramChart(
   values: readonly number[],
   marks: ChartMark[] = [],
 ): ChartSpec {
-  const min = Math.min(...values)
-  const max = Math.max(...values)
+  const [min, max] = extent(values)
   const width = max > min ? (max - min) / HISTOGRAM_BINS : 1
   const counts = new Array<number>(HISTOGRAM_BINS).fill(0)
   for (const v of values) counts[Math.min(HISTOGRAM_BINS - 1, Math.floor((v - min) / width))]! += 1
@@ -150,7 +149,7 @@ export function throughputCharts(
   r: RequestSeries,
   window?: { startS: number; endS: number },
 ): ChartSpec[] {
-  const endS = Math.max(...r.endS)
+  const endS = extent(r.endS)[1]
   const binS = niceBin(endS / 60)
   const bins = Math.max(1, Math.ceil(endS / binS))
   const x = Array.from({ length: bins }, (_, i) => (i + 1) * binS)
@@ -207,7 +206,7 @@ export function kneeIndex(points: ReadonlyArray<{ x: number; y: number }>): numb
   if (points.length < 3) return undefined
   const xs = points.map((p) => p.x)
   const ys = points.map((p) => p.y)
-  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)]
+  const [[x0, x1], [y0, y1]] = [extent(xs), extent(ys)]
   if (x1 === x0 || y1 === y0) return points.length - 1
   const n = points.map((p) => ({ x: (p.x - x0) / (x1 - x0), y: (p.y - y0) / (y1 - y0) }))
   const a = n[0]!
@@ -270,6 +269,18 @@ export function trendChart(
     xTicks: points.map((p) => p.commit?.slice(0, 7) ?? p.date.slice(0, 16)),
     series: [{ label: title, values: points.map((p) => p.value), color: COLORS[0] }],
   }
+}
+
+/** The smallest and largest value, in a loop: spreading 100,000 values into Math.min overflows the stack. */
+export function extent(values: ArrayLike<number>): [number, number] {
+  let lo = Number.POSITIVE_INFINITY
+  let hi = Number.NEGATIVE_INFINITY
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!
+    if (v < lo) lo = v
+    if (v > hi) hi = v
+  }
+  return [lo, hi]
 }
 
 function niceBin(rawS: number): number {
