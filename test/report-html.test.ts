@@ -171,7 +171,7 @@ describe('servebench report and compare --markdown', () => {
     )
     const sweepHtml = join(dir, 'sweep.html')
     const compareHtml = join(dir, 'compare.html')
-    const [sweep, compare, markdown] = await Promise.all([
+    const [sweep, compare, markdown, bad] = await Promise.all([
       runCli([
         'report',
         c2.file,
@@ -196,6 +196,11 @@ describe('servebench report and compare --markdown', () => {
         join(dir, 'csv'),
       ]),
       runCli(['compare', c2.file, c16.file, '--markdown']),
+      runCli(['report', '--bogus', '--history', join(dir, 'none.jsonl'), '-o']),
+    ])
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'servebench: Invalid configuration (3 issues):\n  - --bogus is not a flag of servebench report; valid: -o, --output, --title, --summary, --history, --csv\n  - -o needs a value\n  - report needs at least one result file; see servebench report --help\n',
     ])
     expect(
       [sweep.code, compare.code, markdown.code],

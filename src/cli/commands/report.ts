@@ -135,7 +135,7 @@ function attachVerdicts(results: ReportResult[], files: readonly string[], summa
 
 async function readResultFile(path: string): Promise<Record<string, unknown>> {
   try {
-    return parseResultText(await readText(path, path))
+    return parseResultText(await readText(path))
   } catch (error) {
     if (error instanceof ConfigError) throw error
     throw new ConfigError([{ path, message: (error as Error).message }])
@@ -151,16 +151,15 @@ async function readJson(path: string, flag: string): Promise<unknown> {
   }
 }
 
-async function readText(path: string, what: string): Promise<string> {
+// An error names the flag that gave the file (`--history: h.jsonl cannot be read`), or the file.
+async function readText(path: string, flag?: string): Promise<string> {
   try {
     return await readFile(path, 'utf8')
   } catch (error) {
-    const code = (error as { code?: string }).code
-    throw new ConfigError(
-      [{ path: what, message: `${path} cannot be read (${code ?? (error as Error).message})` }],
-      {
-        cause: error,
-      },
-    )
+    const code = (error as { code?: string }).code ?? (error as Error).message
+    const issue = flag
+      ? { path: flag, message: `${path} cannot be read (${code})` }
+      : { path, message: `cannot be read (${code})` }
+    throw new ConfigError([issue], { cause: error })
   }
 }
