@@ -45,6 +45,8 @@ export interface ReportResult {
   name: string
   result: Record<string, unknown>
   verdicts?: SummaryVerdict[]
+  /** The stored baseline's per-request samples (ms) by family, drawn beside this run's. */
+  baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>>
 }
 
 /** What the report is made of. */
@@ -109,9 +111,15 @@ export function benchmarkSection(id: string, r: ReportResult): ReportSection {
       const values = series[`${f.key}Ms` as keyof RequestSeries] as number[]
       if (values.length === 0) continue
       const marks = boundMarks(checks.filter((c) => f.test.test(c.metric)))
-      charts.push(
-        cdfChart(`${id}-${f.key}-cdf`, `${f.label} distribution (CDF)`, [{ label: f.label, values }], marks),
-      )
+      const base = r.baseline?.[f.key]
+      const samples =
+        base && base.length > 0
+          ? [
+              { label: `${f.label} (this run)`, values },
+              { label: `${f.label} (baseline)`, values: base },
+            ]
+          : [{ label: f.label, values }]
+      charts.push(cdfChart(`${id}-${f.key}-cdf`, `${f.label} distribution (CDF)`, samples, marks))
       charts.push(histogramChart(`${id}-${f.key}-hist`, `${f.label} histogram`, values, marks))
     }
     charts.push(...throughputCharts(id, series, steadyWindow(r.result)))

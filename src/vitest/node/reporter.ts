@@ -26,6 +26,7 @@ import {
   writeResult,
   writeTimeline,
 } from '../../report/write.ts'
+import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
@@ -77,6 +78,12 @@ export interface ServebenchReporterOptions {
    * SLO bounds, time series, server metrics, and the history trends with `history`). @default false
    */
   html?: boolean
+  /**
+   * The baseline folder (absolute), set by the plugin: the HTML report draws a benchmark's stored
+   * baseline beside its run. @default '<Vitest root>/__baselines__'
+   * @experimental
+   */
+  baselineDir?: string
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
@@ -104,6 +111,7 @@ export class ServebenchReporter implements Reporter {
       csv: options.csv ?? false,
       history: options.history ?? false,
       html: options.html ?? false,
+      baselineDir: options.baselineDir ?? '',
     }
   }
 
@@ -166,8 +174,18 @@ export class ServebenchReporter implements Reporter {
     }
     if (this.options.html) {
       await this.guard('the HTML report', async () => {
+        const baselineDir = this.options.baselineDir || resolve(root, '__baselines__')
         const results = collected.flatMap((b) =>
-          b.result ? [{ name: `${b.file} › ${b.name}`, result: b.result, verdicts: b.verdicts }] : [],
+          b.result
+            ? [
+                {
+                  name: `${b.file} › ${b.name}`,
+                  result: b.result,
+                  verdicts: b.verdicts,
+                  ...baselineSamples(baselineDir, root, b),
+                },
+              ]
+            : [],
         )
         const html = buildHtmlReport(
           { results, ...(entries ? { history: entries } : {}) },
@@ -267,6 +285,30 @@ export class ServebenchReporter implements Reporter {
 
 /** A benchmark as collected: its summary entry, the warnings to print and the result in memory. */
 type Collected = SummaryBenchmark & { warnings: string[]; result?: Record<string, unknown> }
+
+// The stored baseline's samples of a benchmark compared with one (its runs pooled), for the report;
+// nothing when it has no comparison or the file cannot be read.
+function baselineSamples(
+  baselineDir: string,
+  root: string,
+  b: SummaryBenchmark,
+): { baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>> } {
+  if (
+    !b.verdicts.some(
+      (v) =>
+        v.matcher === 'toMatchBaseline' && !(v as { recording?: boolean }).recording && v.checks.length > 0,
+    )
+  )
+    return {}
+  try {
+    const stored = readBaseline(baselineFilePath(baselineDir, root, b.file), b.name)
+    if (stored.status !== 'found') return {}
+    const pooled = (family: string): number[] => stored.record.runs.flatMap((r) => r.samples[family] ?? [])
+    return { baseline: { ttft: pooled('ttft'), itl: pooled('itl'), e2el: pooled('e2el') } }
+  } catch {
+    return {}
+  }
+}
 
 // The commit a history line is about: CI's own variable, else the checkout's HEAD, else unknown.
 function commitOf(root: string): string | null {
