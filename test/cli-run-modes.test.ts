@@ -287,7 +287,7 @@ describe('compare', () => {
       [
         'servebench: Invalid configuration (2 issues):',
         '  - --fail-on must be <metric>:<+|-><change>[%], such as p99_ttft_ms:+10% or request_throughput:-5% (got "p99_ttft_ms+10%")',
-        '  - --fail-off is not a flag of servebench compare; valid: --fail-on, --help',
+        '  - --fail-off is not a flag of servebench compare; valid: --markdown, --fail-on, --help',
         '',
       ].join('\n'),
     )

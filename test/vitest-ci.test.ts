@@ -119,6 +119,7 @@ describe('CI features, the same under vitest bench and vitest run', () => {
     const entries = (await readdir(results)).sort()
     expect(entries).toEqual([
       expect.stringMatching(/^run-\d{8}-\d{6}$/),
+      'servebench-pr-comment.md',
       'servebench-summary.json',
       'servebench-summary.md',
     ])

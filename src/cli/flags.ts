@@ -409,6 +409,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   ),
   s('--no-steady-state', 'boolean', 'Metrics', 'Do not compute the steady-state window.', { parity: 'rust' }),
   s(
+    '--server-metrics-interval',
+    'number',
+    'Metrics',
+    "Scrape the server's Prometheus /metrics every N seconds during the timed run (running and waiting requests, KV-cache usage, prefix-cache hits, preemptions, …) and keep the series in the result under server_metrics.",
+    { parity: 'servebench' },
+  ),
+  s(
     '--plot-timeline',
     'boolean',
     'Metrics',

@@ -3,6 +3,7 @@ import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
 import { runMergeSummariesCommand } from './commands/merge-summaries.ts'
+import { runReportCommand } from './commands/report.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
 import { runSweepCommand } from './commands/sweep.ts'
@@ -12,7 +13,8 @@ const USAGE = `Usage: servebench <command> [flags]
 Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
-  compare Diff two saved results: servebench compare A.json B.json [--fail-on p99_ttft_ms:+10%]
+  compare Diff two saved results: servebench compare A.json B.json [--markdown] [--fail-on p99_ttft_ms:+10%]
+  report  One HTML report of saved results: servebench report A.json… -o report.html
   sweep   Benchmark a server command over a parameter grid (servebench sweep serve --help)
   merge-summaries
           Merge the servebench-summary.json of each CI shard: servebench merge-summaries DIR...
@@ -39,6 +41,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runSweepCommand(rest)
       case 'merge-summaries':
         return await runMergeSummariesCommand(rest)
+      case 'report':
+        return await runReportCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -51,7 +55,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare, sweep, merge-summaries (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, report, sweep, merge-summaries (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }

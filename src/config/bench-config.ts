@@ -381,6 +381,11 @@ export interface BenchConfig {
   metadata: Array<[string, string]>
   output: OutputConfig
   disableTqdm: boolean
+  /**
+   * `--server-metrics-interval`: scrape `/metrics` every this many seconds during the timed run
+   * into `server_metrics` (docs/reports.md); undefined = no scraping.
+   */
+  serverMetricsIntervalS?: number
   /** `--max-failure-ratio`: warn above this failed fraction (Vitest: fail); undefined = 0.05. */
   maxFailureRatio?: number
   /** `--fail-on-error-ratio`: the CLI exits 1 above this failed fraction; undefined = never. */

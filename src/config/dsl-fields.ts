@@ -65,6 +65,7 @@ export const TOP_FIELDS: Readonly<Record<string, FieldSpec>> = {
   maxRetries: f('--max-retries'),
   maxFailureRatio: f('--max-failure-ratio'),
   failOnErrorRatio: f('--fail-on-error-ratio'),
+  serverMetricsIntervalS: f('--server-metrics-interval'),
 }
 
 /** `sampling: {...}`: the request's sampling parameters, in the API's spelling. */

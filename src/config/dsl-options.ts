@@ -178,6 +178,11 @@ export interface ServeBenchOptions {
   requestTimeoutS?: number
   /** Wait up to this long for the endpoint to answer before sending load; 0 skips. @default 0 */
   readyCheckTimeoutS?: number
+  /**
+   * Scrape the server's `/metrics` every this many seconds during the run and keep the series in
+   * the result under `server_metrics` (docs/reports.md). @default undefined (no scraping)
+   */
+  serverMetricsIntervalS?: number
   /** Fail a request whose stream stays silent this long, in seconds (`--read-timeout`). @default none */
   readTimeoutS?: number
   /**

@@ -159,6 +159,8 @@ export function resolveFlags(
   const itlThresholds = read.parsed('--timeline-itl-thresholds', parseItlThresholds)
   if (itlThresholds !== undefined) config.output.timelineItlThresholdsMs = itlThresholds
   if (read.bool('--plot-dataset-stats')) config.output.plotDatasetStats = true
+  const scrapeS = read.positive('--server-metrics-interval')
+  if (scrapeS !== undefined) config.serverMetricsIntervalS = scrapeS
   config.disableTqdm = read.bool('--disable-tqdm')
   resolveModelFlags(read, config, issues)
   resolveRunModeFlags(read, config, issues)

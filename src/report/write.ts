@@ -1,7 +1,8 @@
 /**
  * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
  */
-import { open } from 'node:fs/promises'
+import { open, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
@@ -105,6 +106,43 @@ export async function writePytorchBenchmark(
   await ensureDir(dirname(path))
   await writeFileAtomic(path, toPythonJson(records))
   return path
+}
+
+/**
+ * The chart library the HTML report inlines (uPlot, an npm dependency): read from its package,
+ * never fetched. The one read of this module.
+ */
+export async function readChartLibrary(): Promise<{ js: string; css: string }> {
+  const require = createRequire(import.meta.url)
+  const [js, css] = await Promise.all([
+    readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+    readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+  ])
+  return { js, css }
+}
+
+/** Writes a report file (HTML report, CSV, PR comment) whole, creating its folder; returns its path. */
+export async function writeReportFile(path: string, content: string): Promise<string> {
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, content)
+  return path
+}
+
+/** Appends lines to the history file (created with its folder when missing); returns its path. */
+export async function appendHistory(path: string, lines: string): Promise<string> {
+  await ensureDir(dirname(path))
+  const file = await open(path, 'a')
+  try {
+    await file.write(lines, null, 'utf8')
+  } finally {
+    await file.close()
+  }
+  return path
+}
+
+/** `<result name>.requests.csv` next to a result file. */
+export function requestsCsvPath(resultFile: string): string {
+  return withSuffix(resultFile, '.requests.csv')
 }
 
 export { checkOutputDestination } from './write-safe.ts'

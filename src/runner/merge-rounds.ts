@@ -6,6 +6,11 @@ import { buildPoolingResult } from '../report/pooling-result.ts'
 import { buildResult } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
 import { addServerKeys } from '../report/server-keys.ts'
+import {
+  readServerMetrics,
+  SERVER_METRICS_KEY,
+  type ServerMetricsSeries,
+} from '../report/server-metrics-key.ts'
 import { resultSetup } from './result-setup.ts'
 import { addClientKeys, type RunOutcome } from './run-benchmark.ts'
 
@@ -24,9 +29,11 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
   const records: RequestRecord[] = []
   let durationS = 0
   let clockS = Number.NEGATIVE_INFINITY
+  const shiftsS: number[] = []
   for (const round of rounds) {
     const startS = Math.min(...round.records.map((r) => r.arrivalTimeS))
     const shiftS = Number.isFinite(clockS) && Number.isFinite(startS) ? clockS - startS : 0
+    shiftsS.push(shiftS)
     for (const r of round.records)
       records.push({
         ...r,
@@ -86,6 +93,8 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
   const written = rounds.map((r) => r.result.client_health as { saturated?: boolean } | undefined)
   const worst = written.find((h) => h?.saturated) ?? written[0]
   if (worst) result.client_health = worst
+  const serverMetrics = mergeServerMetrics(rounds, shiftsS)
+  if (serverMetrics) result[SERVER_METRICS_KEY] = serverMetrics
   if (interrupted) result.interrupted = true
   return {
     result,
@@ -94,5 +103,25 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     interrupted,
     retries,
     ...(clientHealth ? { clientHealth } : {}),
+  }
+}
+
+// The rounds' scraped series end to end, moved in time as their requests were; only when every
+// round has them (a series with holes would draw a flat line across the gap).
+function mergeServerMetrics(
+  rounds: readonly RunOutcome[],
+  shiftsS: readonly number[],
+): ServerMetricsSeries | undefined {
+  const all = rounds.map((r) => readServerMetrics(r.result[SERVER_METRICS_KEY]))
+  if (all.some((s) => s === undefined)) return undefined
+  const parts = all as ServerMetricsSeries[]
+  const names = [...new Set(parts.flatMap((p) => Object.keys(p.series)))]
+  const series: Record<string, number[]> = {}
+  for (const name of names) series[name] = parts.flatMap((p) => p.series[name] ?? p.t_s.map(() => 0))
+  return {
+    source: parts[0]!.source,
+    interval_s: parts[0]!.interval_s,
+    t_s: parts.flatMap((p, i) => p.t_s.map((t) => t + shiftsS[i]!)),
+    series,
   }
 }

@@ -41,10 +41,21 @@ export interface RunHooks {
   forceSignal?: AbortSignal
   /** Reuse one client across runs to keep its connections warm; the run closes only a client it created. */
   httpClient?: HttpClient
-  /** Called after each measured request; `total` is the number scheduled. */
-  onRequestEnd?(done: number, total: number): void
+  /**
+   * Called after each measured request; `total` is the number scheduled, `request` the requests
+   * still in flight and the TTFT of the one that ended (when it succeeded and streamed).
+   */
+  onRequestEnd?(done: number, total: number, request?: RequestProgress): void
   /** Progress lines, as Python prints them (`Starting main benchmark run...`). */
   log?(line: string): void
+}
+
+/** What the live progress learns of each request that ends. */
+export interface RequestProgress {
+  /** Requests sent and not yet answered. */
+  inFlight: number
+  /** Time to first token of the request that ended, s; absent when it failed or did not stream. */
+  ttftS?: number
 }
 
 export interface RunOutcome {
@@ -263,7 +274,11 @@ async function runMeasured(
       withSignal(
         {
           ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-          onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, samples.length),
+          onRequestEnd: (done: number, ended: { output: RequestOutput; inFlight: number }) =>
+            hooks.onRequestEnd?.(done, samples.length, {
+              inFlight: ended.inFlight,
+              ...(ended.output.success && ended.output.ttftS > 0 ? { ttftS: ended.output.ttftS } : {}),
+            }),
           ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
         },
         hooks.signal,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
 import { formatComparison, parseResultText } from '../../report/compare.ts'
+import { renderCompareMarkdown } from '../../report/compare-markdown.ts'
 import {
   type FailOnOutcome,
   type FailOnThreshold,
@@ -12,13 +13,16 @@ import {
 import { RESULT_SCHEMA, validateResultFile } from '../../report/schema/index.ts'
 import { validateModeFile } from '../../report/schema/modes.ts'
 
-const USAGE = `Usage: servebench compare <A.json> <B.json> [--fail-on <metric>:<+|-><change>[%]]...
+const USAGE = `Usage: servebench compare <A.json> <B.json> [--markdown] [--fail-on <metric>:<+|-><change>[%]]...
 
 Prints a side-by-side diff of two saved results (compact or pretty JSON, or JSON Lines: the last
 line is used). + marks an improvement from A to B, - a regression. Colour on a terminal; set
 NO_COLOR to turn it off. Both files must be result files of the Python \`vllm bench serve\` schema
 (as servebench serve, the Vitest reporter or vllm bench serve write them).
 
+  --markdown                         print the pull-request table instead: one row per metric with
+                                     base (A), head (B), change, interval (when both files hold
+                                     --save-detailed arrays) and verdict
   --fail-on p99_ttft_ms:+10%         exit 1 when B's p99 TTFT is more than 10 % above A's
   --fail-on request_throughput:-5%   exit 1 when B's request throughput is more than 5 % below A's
   --fail-on mean_tpot_ms:+2          exit 1 when B's mean TPOT is more than 2 ms above A's
@@ -32,7 +36,7 @@ export async function runCompareCommand(args: readonly string[]): Promise<number
     process.stdout.write(USAGE)
     return EXIT_CODES.ok
   }
-  const { paths, thresholds } = parseCompareArgs(args)
+  const { paths, thresholds, markdown } = parseCompareArgs(args)
   if (paths.length !== 2) {
     throw new ConfigError([
       {
@@ -43,7 +47,9 @@ export async function runCompareCommand(args: readonly string[]): Promise<number
   }
   const [a, b] = await Promise.all(paths.map(readResult))
   const outcomes = judgeAll(thresholds, a!, b!)
-  process.stdout.write(formatComparison(a!, b!, { color: useColor() }))
+  process.stdout.write(
+    markdown ? renderCompareMarkdown(a!, b!) : formatComparison(a!, b!, { color: useColor() }),
+  )
   if (outcomes.length === 0) return EXIT_CODES.ok
   process.stdout.write(renderFailOn(outcomes))
   const crossed = outcomes.filter((o) => o.crossed).length
@@ -54,13 +60,22 @@ export async function runCompareCommand(args: readonly string[]): Promise<number
   return EXIT_CODES.verdictFailed
 }
 
-function parseCompareArgs(args: readonly string[]): { paths: string[]; thresholds: FailOnThreshold[] } {
+function parseCompareArgs(args: readonly string[]): {
+  paths: string[]
+  thresholds: FailOnThreshold[]
+  markdown: boolean
+} {
+  let markdown = false
   const paths: string[] = []
   const thresholds: FailOnThreshold[] = []
   const issues: ConfigIssue[] = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     let value: string | undefined
+    if (arg === '--markdown') {
+      markdown = true
+      continue
+    }
     if (arg === '--fail-on') {
       value = args[++i]
       if (value === undefined) {
@@ -69,7 +84,10 @@ function parseCompareArgs(args: readonly string[]): { paths: string[]; threshold
       }
     } else if (arg.startsWith('--fail-on=')) value = arg.slice('--fail-on='.length)
     else if (arg.startsWith('-') && arg !== '-') {
-      issues.push({ path: arg, message: 'is not a flag of servebench compare; valid: --fail-on, --help' })
+      issues.push({
+        path: arg,
+        message: 'is not a flag of servebench compare; valid: --markdown, --fail-on, --help',
+      })
       continue
     } else {
       paths.push(arg)
@@ -80,7 +98,7 @@ function parseCompareArgs(args: readonly string[]): { paths: string[]; threshold
     else thresholds.push(parsed)
   }
   if (issues.length > 0) throw new ConfigError(issues)
-  return { paths, thresholds }
+  return { paths, thresholds, markdown }
 }
 
 type Input = { path: string; result: Record<string, unknown> }

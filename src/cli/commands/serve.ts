@@ -71,7 +71,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       const code = await runServeModes(config, {
         ...signals,
         log: (line) => console.log(line),
-        onRequestEnd: (done, total) => progress.update(done, total),
+        onRequestEnd: (done, total, request) => progress.update(done, total, request),
       })
       progress.finish()
       if (code === EXIT_CODES.interrupted) exitSoonAfterInterrupt()
@@ -80,7 +80,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     const { result, records, task, interrupted, retries, clientHealth } = await runBenchmark(config, {
       ...signals,
       log: (line) => console.log(line),
-      onRequestEnd: (done, total) => progress.update(done, total),
+      onRequestEnd: (done, total, request) => progress.update(done, total, request),
     })
     progress.finish()
     // Counted from the records: a pooling result has no `failed` key.

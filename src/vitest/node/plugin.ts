@@ -128,6 +128,7 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
       flagged[REPORTER_ADDED] = true
       // Pushed here, not set in `config`: setting reporters there would replace Vitest's defaults.
       const reporter = new ServebenchReporter({
+        baselineDir: resolve(root, options.baselineDir ?? '__baselines__'),
         ...(options.resultDir !== undefined ? { resultDir: options.resultDir } : {}),
         ...(options.timeline !== undefined ? { timeline: options.timeline } : {}),
         ...(options.datasetStats !== undefined ? { datasetStats: options.datasetStats } : {}),

@@ -1,9 +1,13 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { formatLine } from '../../report/check-format.ts'
+import { requestsCsv, summaryCsv } from '../../report/csv.ts'
 import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import { benchmarkAnnotations, formatAnnotation } from '../../report/github-annotations.ts'
+import { formatHistoryLines, type HistoryEntry, historyEntries, parseHistory } from '../../report/history.ts'
+import { buildHtmlReport } from '../../report/html-report.ts'
 import { renderJunitXml } from '../../report/junit.ts'
 import {
   type RunSummary,
@@ -12,9 +16,20 @@ import {
   type SummaryMetrics,
   type SummaryVerdictValue,
 } from '../../report/markdown.ts'
+import { renderPrComment } from '../../report/pr-comment.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
+import {
+  appendHistory,
+  readChartLibrary,
+  requestsCsvPath,
+  resultPath,
+  writeDatasetStats,
+  writeReportFile,
+  writeResult,
+  writeTimeline,
+} from '../../report/write.ts'
+import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 import { createRunFolder, pruneRunFolders } from './run-folder.ts'
 
@@ -62,10 +77,41 @@ export interface ServebenchReporterOptions {
    * @default 10
    */
   keepRuns?: number
+  /**
+   * `servebench-pr-comment.md`: the pull-request comment, one row per checked metric (base, head,
+   * change, interval, verdict) under a marker line a workflow updates in place (docs/ci.md).
+   * @default true
+   */
+  prComment?: boolean
+  /**
+   * `servebench-summary.csv` (one row per benchmark) and `<result file>.requests.csv` (one row per
+   * request) next to each result. @default false
+   */
+  csv?: boolean
+  /**
+   * Append one JSON line per benchmark to this history file (relative to the Vitest root): commit,
+   * date, fingerprint, key metrics, verdicts (docs/reports.md). The commit is `GITHUB_SHA`, else
+   * `git rev-parse HEAD`. @default false
+   */
+  history?: string | false
+  /**
+   * `servebench-report.html`: one self-contained HTML report of the run (distributions with the
+   * SLO bounds, time series, server metrics, and the history trends with `history`). @default false
+   */
+  html?: boolean
+  /**
+   * The baseline folder (absolute), set by the plugin: the HTML report draws a benchmark's stored
+   * baseline beside its run. @default '<Vitest root>/__baselines__'
+   * @experimental
+   */
+  baselineDir?: string
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
 export const SUMMARY_MARKDOWN = 'servebench-summary.md'
+export const PR_COMMENT_MARKDOWN = 'servebench-pr-comment.md'
+export const SUMMARY_CSV = 'servebench-summary.csv'
+export const HTML_REPORT = 'servebench-report.html'
 
 /** Writes servebench's results at the end of a Vitest run, in `vitest run` and `vitest bench` alike. */
 export class ServebenchReporter implements Reporter {
@@ -86,6 +132,11 @@ export class ServebenchReporter implements Reporter {
       annotations: options.annotations ?? process.env.GITHUB_ACTIONS === 'true',
       junit: options.junit ?? false,
       keepRuns: options.keepRuns ?? 10,
+      prComment: options.prComment ?? true,
+      csv: options.csv ?? false,
+      history: options.history ?? false,
+      html: options.html ?? false,
+      baselineDir: options.baselineDir ?? '',
     }
     assertKeepRuns(this.options.keepRuns)
   }
@@ -113,21 +164,22 @@ export class ServebenchReporter implements Reporter {
       }
     }
     if (cases.length === 0) return
-    // One folder per run keeps its files together; the summaries are also copied to `dir`.
+    // One folder per run keeps its files together; the summaries and reports are also copied to `dir`.
     let run = ''
     await this.guard('the run folder', async () => {
       run = await createRunFolder(dir, this.startedAt)
     })
-    const benchmarks: Array<SummaryBenchmark & { warnings: string[] }> = []
+    const collected: Collected[] = []
     const annotations: string[] = []
     for (const { testCase, meta, moduleId } of cases) {
       const b = await this.collect(testCase, meta, relative(root, moduleId), dir, run)
-      benchmarks.push(b)
+      collected.push(b)
       // GitHub resolves annotation paths from the checkout (GITHUB_WORKSPACE).
       const file = relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), moduleId)
       for (const a of benchmarkAnnotations(b, { file, ...testCase.location }))
         annotations.push(formatAnnotation(a))
     }
+    const benchmarks = collected.map(({ result: _, ...b }) => b)
     const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
     if (this.options.console) {
       for (const b of benchmarks) {
@@ -137,15 +189,26 @@ export class ServebenchReporter implements Reporter {
       }
     }
     if (this.options.annotations) for (const line of annotations) this.log(line)
+    const shard = this.vitest?.config.shard
+    const markdown = renderMarkdownSummary(summary, shard ? { shard: `${shard.index}/${shard.count}` } : {})
     await this.guard('the run summary', async () => {
       for (const folder of run === '' ? [dir] : [join(dir, run), dir]) {
         if (this.options.summary)
           await writeFile(join(folder, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
-        if (this.options.markdown)
-          await writeFile(join(folder, SUMMARY_MARKDOWN), renderMarkdownSummary(summary))
+        if (this.options.markdown) await writeFile(join(folder, SUMMARY_MARKDOWN), markdown)
+        if (this.options.prComment)
+          await writeReportFile(join(folder, PR_COMMENT_MARKDOWN), renderPrComment(summary))
       }
+      // Appended, so each shard of a sharded run adds its own section.
       const step = process.env.GITHUB_STEP_SUMMARY
-      if (this.options.markdown && step) await appendFile(step, `${renderMarkdownSummary(summary)}\n`)
+      if (this.options.markdown && step) await appendFile(step, `${markdown}\n`)
+      if (this.options.csv) {
+        const rows = collected.flatMap((b) =>
+          b.result ? [{ name: `${b.file} › ${b.name}`, result: b.result }] : [],
+        )
+        for (const folder of run === '' ? [dir] : [join(dir, run), dir])
+          await writeReportFile(join(folder, SUMMARY_CSV), summaryCsv(rows))
+      }
     })
     const junit = this.options.junit
     if (junit !== false) {
@@ -153,6 +216,38 @@ export class ServebenchReporter implements Reporter {
         const path = resolve(root, junit)
         await mkdir(dirname(path), { recursive: true })
         await writeFile(path, renderJunitXml(summary))
+      })
+    }
+    const history = this.options.history
+    let entries: HistoryEntry[] | undefined
+    if (history !== false) {
+      await this.guard('the history', async () => {
+        const lines = formatHistoryLines(historyEntries(summary, { commit: commitOf(root) }))
+        const path = await appendHistory(resolve(root, history), lines)
+        if (this.options.html) entries = parseHistory(await readFile(path, 'utf8')).entries
+      })
+    }
+    if (this.options.html) {
+      await this.guard('the HTML report', async () => {
+        const baselineDir = this.options.baselineDir || resolve(root, '__baselines__')
+        const results = collected.flatMap((b) =>
+          b.result
+            ? [
+                {
+                  name: `${b.file} › ${b.name}`,
+                  result: b.result,
+                  verdicts: b.verdicts,
+                  ...baselineSamples(baselineDir, root, b),
+                },
+              ]
+            : [],
+        )
+        const html = buildHtmlReport(
+          { results, ...(entries ? { history: entries } : {}) },
+          { title: 'servebench run', generatedAt: summary.date, library: await readChartLibrary() },
+        )
+        for (const folder of run === '' ? [dir] : [join(dir, run), dir])
+          await writeReportFile(join(folder, HTML_REPORT), html)
       })
     }
     if (run !== '') {
@@ -175,7 +270,7 @@ export class ServebenchReporter implements Reporter {
     file: string,
     resultDir: string,
     run: string,
-  ): Promise<SummaryBenchmark & { warnings: string[] }> {
+  ): Promise<Collected> {
     const dir = join(resultDir, run)
     const state = testCase.result().state
     const result = meta.result
@@ -209,6 +304,13 @@ export class ServebenchReporter implements Reporter {
         await writeTimeline(html, resultPath(asWritten, output, { label }))
       })
     }
+    if (asWritten && this.options.csv) {
+      await this.guard(`the request CSV of '${testCase.fullName}'`, async () => {
+        const csv = requestsCsv(asWritten as unknown as Record<string, unknown>)
+        if (csv !== undefined)
+          await writeReportFile(requestsCsvPath(resultPath(asWritten, output, { label })), csv)
+      })
+    }
     const lens = asWritten && this.options.datasetStats ? datasetStatsInput(asWritten) : undefined
     if (asWritten && lens !== undefined) {
       await this.guard(`the dataset statistics plot of '${testCase.fullName}'`, async () => {
@@ -230,6 +332,7 @@ export class ServebenchReporter implements Reporter {
       verdicts: meta.verdicts,
       errors: (testCase.result().errors ?? []).map((e) => e.message),
       warnings: meta.warnings ?? [],
+      ...(result ? { result: result as unknown as Record<string, unknown> } : {}),
     }
   }
 
@@ -247,6 +350,50 @@ export class ServebenchReporter implements Reporter {
       if (this.vitest) this.vitest.logger.error(line)
       else console.error(line)
     }
+  }
+}
+
+/** A benchmark as collected: its summary entry, the warnings to print and the result in memory. */
+type Collected = SummaryBenchmark & { warnings: string[]; result?: Record<string, unknown> }
+
+// The stored baseline's samples of a benchmark compared with one (its runs pooled), for the report;
+// nothing when it has no comparison or the file cannot be read.
+function baselineSamples(
+  baselineDir: string,
+  root: string,
+  b: SummaryBenchmark,
+): { baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>> } {
+  if (
+    !b.verdicts.some(
+      (v) =>
+        v.matcher === 'toMatchBaseline' && !(v as { recording?: boolean }).recording && v.checks.length > 0,
+    )
+  )
+    return {}
+  try {
+    const stored = readBaseline(baselineFilePath(baselineDir, root, b.file), b.name)
+    if (stored.status !== 'found') return {}
+    const pooled = (family: string): number[] => stored.record.runs.flatMap((r) => r.samples[family] ?? [])
+    return { baseline: { ttft: pooled('ttft'), itl: pooled('itl'), e2el: pooled('e2el') } }
+  } catch {
+    return {}
+  }
+}
+
+// The commit a history line is about: CI's own variable, else the checkout's HEAD, else unknown.
+function commitOf(root: string): string | null {
+  const fromEnv = process.env.GITHUB_SHA ?? process.env.SERVEBENCH_COMMIT
+  if (fromEnv) return fromEnv
+  try {
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || null
+    )
+  } catch {
+    return null
   }
 }
 
