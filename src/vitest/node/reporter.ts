@@ -1,7 +1,6 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import { basename, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
-import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import {
   type RunSummary,
   renderMarkdownSummary,
@@ -9,9 +8,10 @@ import {
   type SummaryMetrics,
   type SummaryVerdictValue,
 } from '../../report/markdown.ts'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
-import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
+import { type RunFile, writeRunFiles } from '../../report/run-files.ts'
+import type { RunResult } from '../../report/run-result.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
@@ -117,35 +117,33 @@ export class ServebenchReporter implements Reporter {
     const label = slug(
       `${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${testCase.fullName}`,
     )
-    // The writers take the generation type; a pooling result has every key they read.
-    const asWritten = result as BenchResult | undefined
-    const output = {
-      saveResult: true,
-      saveDetailed: this.options.saveDetailed,
-      appendResult: false,
-      resultDir: dir,
-    }
-    if (asWritten && this.options.json) {
-      await this.guard(`the result of '${testCase.fullName}'`, async () => {
-        resultFile = basename(await writeResult(asWritten, output, { label }))
-      })
-    }
     const timeline = this.options.timeline
-    if (asWritten && timeline !== false && Array.isArray(asWritten.ttfts)) {
-      await this.guard(`the timeline of '${testCase.fullName}'`, async () => {
-        const html = buildTimelineHtml(asWritten, {
-          title: `${file} › ${testCase.fullName}`,
-          ...(typeof timeline === 'object' && timeline.itlThresholdsMs
-            ? { itlThresholdsMs: timeline.itlThresholdsMs }
-            : {}),
-        })
-        await writeTimeline(html, resultPath(asWritten, output, { label }))
-      })
-    }
-    const lens = asWritten && this.options.datasetStats ? datasetStatsInput(asWritten) : undefined
-    if (asWritten && lens !== undefined) {
-      await this.guard(`the dataset statistics plot of '${testCase.fullName}'`, async () => {
-        await writeDatasetStats(datasetStatsPng(lens), resultPath(asWritten, output, { label }))
+    if (result) {
+      const name = testCase.fullName
+      const what: Record<RunFile, string> = {
+        result: `the result of '${name}'`,
+        timeline: `the timeline of '${name}'`,
+        'dataset-stats': `the dataset statistics plot of '${name}'`,
+      }
+      await writeRunFiles(runResultOf(meta, result), {
+        output: { resultDir: dir, saveDetailed: this.options.saveDetailed, appendResult: false },
+        naming: { label },
+        result: this.options.json,
+        timeline:
+          timeline === false
+            ? false
+            : {
+                title: `${file} › ${name}`,
+                ...(typeof timeline === 'object' && timeline.itlThresholdsMs
+                  ? { itlThresholdsMs: timeline.itlThresholdsMs }
+                  : {}),
+              },
+        datasetStats: this.options.datasetStats,
+        onWritten: (written, path) => {
+          if (written === 'result') resultFile = basename(path)
+        },
+        // A failure while writing is reported, never thrown over the test results.
+        onError: (failed, error) => this.reportWriteError(what[failed], error),
       })
     }
     return {
@@ -176,14 +174,26 @@ export class ServebenchReporter implements Reporter {
     try {
       await fn()
     } catch (error) {
-      const line = `servebench: could not write ${what}: ${(error as Error).message}`
-      if (this.vitest) this.vitest.logger.error(line)
-      else console.error(line)
+      this.reportWriteError(what, error)
     }
+  }
+
+  private reportWriteError(what: string, error: unknown): void {
+    const line = `servebench: could not write ${what}: ${(error as Error).message}`
+    if (this.vitest) this.vitest.logger.error(line)
+    else console.error(line)
   }
 }
 
 const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
+
+// The result with its shape. A result stored without one (a newer worker always stores it) is a
+// generation result when it carries the token timings, else a pooling one.
+function runResultOf(meta: ServeBenchMeta, result: ServeBenchResult): RunResult {
+  const kind = meta.kind ?? (Array.isArray(result.ttfts) ? 'generation' : 'pooling')
+  if (kind === 'pooling') return { kind, result: result as PoolingBenchResult }
+  return { kind, result: result as BenchResult }
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
