@@ -187,8 +187,8 @@ export class ServebenchReporter implements Reporter {
 
 const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
 
-// The result with its shape. A result stored without one (a newer worker always stores it) is a
-// generation result when it carries the token timings, else a pooling one.
+// The result with its shape, which the worker stores beside it (`meta.kind`). Without one, a
+// result carrying token timings is a generation result, else a pooling one.
 function runResultOf(meta: ServeBenchMeta, result: ServeBenchResult): RunResult {
   const kind = meta.kind ?? (Array.isArray(result.ttfts) ? 'generation' : 'pooling')
   if (kind === 'pooling') return { kind, result: result as PoolingBenchResult }
