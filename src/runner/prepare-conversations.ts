@@ -63,9 +63,7 @@ export async function prepareConversations(
 ): Promise<PreparedConversations> {
   const dataset = config.dataset
   if (dataset.kind !== 'random' && dataset.kind !== 'sharegpt' && dataset.kind !== 'hf') {
-    throw new Error(
-      'runMultiTurn needs a multi-turn config on the random, sharegpt or hf dataset. This is a bug in servebench.',
-    )
+    throw new Error('A multi-turn run needs the random, sharegpt or hf dataset. This is a bug in servebench.')
   }
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
