@@ -1,5 +1,5 @@
 import type { RequestRecord } from '../config/records.ts'
-import type { BenchResult } from './result-types.ts'
+import type { AnyBenchResult } from './run-result.ts'
 
 /**
  * The result keys of what the server reported per request (Python, newer `serve.py`):
@@ -27,7 +27,7 @@ export function totalCachedTokens(records: readonly RequestRecord[]): number | n
  * total (Python leaves the key out when the server reported none).
  */
 export function addServerKeys(
-  result: BenchResult,
+  result: AnyBenchResult,
   records: readonly RequestRecord[],
   options: { reportCachedTokens: boolean },
 ): void {
@@ -54,7 +54,7 @@ export function cachedTokensWarning(records: readonly RequestRecord[]): string |
 }
 
 /** Puts `entries` right after `anchor` (at the end when the result has no `anchor`), keeping the order of the rest. */
-function insertAfter(result: BenchResult, anchor: string, entries: Array<[string, unknown]>): void {
+function insertAfter(result: AnyBenchResult, anchor: string, entries: Array<[string, unknown]>): void {
   if (!(anchor in result)) {
     for (const [key, value] of entries) result[key] = value
     return

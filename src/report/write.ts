@@ -8,12 +8,12 @@ import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
 import { pytorchPath } from './pytorch-format.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
-import type { BenchResult } from './result-types.ts'
+import type { AnyBenchResult } from './run-result.ts'
 import { ensureDir, writeFileAtomic } from './write-safe.ts'
 
 /** Where {@link writeResult} puts a result: `--result-dir` joined with `--result-filename` or the default name. */
 export function resultPath(
-  result: BenchResult,
+  result: AnyBenchResult,
   output: Pick<OutputConfig, 'resultDir' | 'resultFilename'>,
   naming: { label?: string; maxConcurrency?: number },
 ): string {
@@ -30,8 +30,8 @@ export function resultPath(
  * kept only with `--save-detailed`. The caller decides whether to save at all.
  */
 export async function writeResult(
-  result: BenchResult,
-  output: OutputConfig,
+  result: AnyBenchResult,
+  output: Pick<OutputConfig, 'resultDir' | 'resultFilename' | 'saveDetailed' | 'appendResult'>,
   naming: { label?: string; maxConcurrency?: number },
 ): Promise<string> {
   const path = resultPath(result, output, naming)

@@ -95,7 +95,8 @@ export async function dispatch<T>(
     )
   }
 
-  if (interrupted()) queue.clear()
+  // No queue.clear() on a stop: p-queue never settles the promise of a task it clears, which would
+  // hold Promise.all below for ever. A queued task starts once a slot frees and returns at once.
   await settleWithDrain(Promise.all(pending), {
     signal: options.signal,
     forceSignal: options.forceSignal,

@@ -44,9 +44,9 @@ function round(t0: number, n: number, ttftS: number): RunOutcome {
     burstiness: 1,
   }
   return {
+    kind: 'generation',
     result: buildResult(setup, metrics, records),
     records,
-    task: 'generation',
     interrupted: false,
     retries: { retries: 0, retriedRequests: 1, recovered: 1 },
   }

@@ -60,7 +60,9 @@ describe('what the server reports per request', () => {
   it('sums cached tokens, keeps server metrics and x-vllm headers aligned, detailed only', async () => {
     mode = 'details'
     const lines: string[] = []
-    const { result } = await runBenchmark(config(), { log: (line) => lines.push(line) })
+    const outcome = await runBenchmark(config(), { log: (line) => lines.push(line) })
+    if (outcome.kind !== 'generation') throw new Error(`expected a generation result, got ${outcome.kind}`)
+    const { result } = outcome
     expect(result.total_cached_tokens).toBe(0 + 2 + 4 + 6)
     const keys = Object.keys(result)
     expect(keys[keys.indexOf('total_output_tokens') + 1]).toBe('total_cached_tokens')

@@ -4,7 +4,6 @@ import { basename, dirname, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
 import { formatLine } from '../../report/check-format.ts'
 import { requestsCsv, summaryCsv } from '../../report/csv.ts'
-import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
 import { benchmarkAnnotations, formatAnnotation } from '../../report/github-annotations.ts'
 import { formatHistoryLines, type HistoryEntry, historyEntries, parseHistory } from '../../report/history.ts'
 import { buildHtmlReport } from '../../report/html-report.ts'
@@ -16,18 +15,17 @@ import {
   type SummaryMetrics,
   type SummaryVerdictValue,
 } from '../../report/markdown.ts'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import { renderPrComment } from '../../report/pr-comment.ts'
 import type { BenchResult } from '../../report/result-types.ts'
-import { buildTimelineHtml } from '../../report/timeline-html.ts'
+import { type RunFile, writeRunFiles } from '../../report/run-files.ts'
+import type { RunResult } from '../../report/run-result.ts'
 import {
   appendHistory,
   readChartLibrary,
   requestsCsvPath,
   resultPath,
-  writeDatasetStats,
   writeReportFile,
-  writeResult,
-  writeTimeline,
 } from '../../report/write.ts'
 import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
@@ -278,44 +276,45 @@ export class ServebenchReporter implements Reporter {
     const label = slug(
       `${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${testCase.fullName}`,
     )
-    // The writers take the generation type; a pooling result has every key they read.
-    const asWritten = result as BenchResult | undefined
-    const output = {
-      saveResult: true,
-      saveDetailed: this.options.saveDetailed,
-      appendResult: false,
-      resultDir: dir,
-    }
-    if (asWritten && this.options.json) {
-      await this.guard(`the result of '${testCase.fullName}'`, async () => {
-        // Relative to the result directory: `run-…/<name>.json`.
-        resultFile = relative(resultDir, await writeResult(asWritten, output, { label }))
-      })
-    }
     const timeline = this.options.timeline
-    if (asWritten && timeline !== false && Array.isArray(asWritten.ttfts)) {
-      await this.guard(`the timeline of '${testCase.fullName}'`, async () => {
-        const html = buildTimelineHtml(asWritten, {
-          title: `${file} › ${testCase.fullName}`,
-          ...(typeof timeline === 'object' && timeline.itlThresholdsMs
-            ? { itlThresholdsMs: timeline.itlThresholdsMs }
-            : {}),
+    if (result) {
+      const name = testCase.fullName
+      const what: Record<RunFile, string> = {
+        result: `the result of '${name}'`,
+        pytorch: `the PyTorch records of '${name}'`,
+        timeline: `the timeline of '${name}'`,
+        'dataset-stats': `the dataset statistics plot of '${name}'`,
+      }
+      const output = { resultDir: dir, saveDetailed: this.options.saveDetailed, appendResult: false }
+      const run = runResultOf(meta, result)
+      await writeRunFiles(run, {
+        output,
+        naming: { label },
+        result: this.options.json,
+        timeline:
+          timeline === false
+            ? false
+            : {
+                title: `${file} › ${name}`,
+                ...(typeof timeline === 'object' && timeline.itlThresholdsMs
+                  ? { itlThresholdsMs: timeline.itlThresholdsMs }
+                  : {}),
+              },
+        datasetStats: this.options.datasetStats,
+        onWritten: (written, path) => {
+          // Relative to the result directory: `run-…/<name>.json`.
+          if (written === 'result') resultFile = relative(resultDir, path)
+        },
+        // A failure while writing is reported, never thrown over the test results.
+        onError: (failed, error) => this.reportWriteError(what[failed], error),
+      })
+      if (this.options.csv) {
+        await this.guard(`the request CSV of '${name}'`, async () => {
+          const csv = requestsCsv(run.result)
+          if (csv !== undefined)
+            await writeReportFile(requestsCsvPath(resultPath(run.result, output, { label })), csv)
         })
-        await writeTimeline(html, resultPath(asWritten, output, { label }))
-      })
-    }
-    if (asWritten && this.options.csv) {
-      await this.guard(`the request CSV of '${testCase.fullName}'`, async () => {
-        const csv = requestsCsv(asWritten as unknown as Record<string, unknown>)
-        if (csv !== undefined)
-          await writeReportFile(requestsCsvPath(resultPath(asWritten, output, { label })), csv)
-      })
-    }
-    const lens = asWritten && this.options.datasetStats ? datasetStatsInput(asWritten) : undefined
-    if (asWritten && lens !== undefined) {
-      await this.guard(`the dataset statistics plot of '${testCase.fullName}'`, async () => {
-        await writeDatasetStats(datasetStatsPng(lens), resultPath(asWritten, output, { label }))
-      })
+      }
     }
     return {
       file,
@@ -332,7 +331,7 @@ export class ServebenchReporter implements Reporter {
       verdicts: meta.verdicts,
       errors: (testCase.result().errors ?? []).map((e) => e.message),
       warnings: meta.warnings ?? [],
-      ...(result ? { result: result as unknown as Record<string, unknown> } : {}),
+      ...(result ? { result: { ...result } } : {}),
     }
   }
 
@@ -346,10 +345,14 @@ export class ServebenchReporter implements Reporter {
     try {
       await fn()
     } catch (error) {
-      const line = `servebench: could not write ${what}: ${(error as Error).message}`
-      if (this.vitest) this.vitest.logger.error(line)
-      else console.error(line)
+      this.reportWriteError(what, error)
     }
+  }
+
+  private reportWriteError(what: string, error: unknown): void {
+    const line = `servebench: could not write ${what}: ${(error as Error).message}`
+    if (this.vitest) this.vitest.logger.error(line)
+    else console.error(line)
   }
 }
 
@@ -412,6 +415,12 @@ export function failedCheckLines(b: SummaryBenchmark): string[] {
   return b.verdicts.flatMap((v) =>
     v.pass ? [] : v.checks.filter((c) => !c.pass).map((c) => `${formatLine(c)} (${v.matcher})`),
   )
+}
+
+function runResultOf(meta: ServeBenchMeta, result: ServeBenchResult): RunResult {
+  const kind = meta.kind ?? (Array.isArray(result.ttfts) ? 'generation' : 'pooling')
+  if (kind === 'pooling') return { kind, result: result as PoolingBenchResult }
+  return { kind, result: result as BenchResult }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

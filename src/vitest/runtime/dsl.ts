@@ -7,7 +7,6 @@ import { configWorkload } from '../../config/fingerprint.ts'
 import { mergeVerdictOptions, resolveVerdictOptions } from '../../config/verdict-options.ts'
 import { EndpointError, isUserError } from '../../errors.ts'
 import { configFingerprint, resolveDsl } from '../../options/from-dsl.ts'
-import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
   checkFailureRatio,
   DEFAULT_MAX_FAILURE_RATIO,
@@ -136,10 +135,10 @@ function define(api: TestLike): ServeBenchFn {
       }).finally(() => signal.removeEventListener('abort', onAbort))
       const judged = await judging
       const { outcome } = judged
-      const result: ServeBenchResult =
-        outcome.task === 'pooling' ? (outcome.result as unknown as PoolingBenchResult) : outcome.result
+      const result: ServeBenchResult = outcome.result
       // Stored before the assertions run, so a missed SLO still reports its numbers.
       meta.result = result
+      meta.kind = outcome.kind
       meta.interrupted = outcome.interrupted
       meta.rounds = judged.rounds
       if (judged.invalid) meta.invalid = judged.invalid
