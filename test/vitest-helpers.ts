@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -15,6 +15,13 @@ const E2E_ROOT = process.env.SERVEBENCH_E2E_ROOT
 const ROOT = E2E_ROOT ?? REPO
 const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
 const NODE = process.env.SERVEBENCH_E2E_NODE ?? process.execPath
+
+/** The major version of the Vitest that runs the fixture projects. */
+export const E2E_VITEST_MAJOR: number = Number(
+  (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules/vitest/package.json'), 'utf8')) as { version: string }
+  ).version.split('.')[0],
+)
 
 export interface VitestRun {
   code: number
