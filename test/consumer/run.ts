@@ -168,7 +168,7 @@ async function e2e(dir: string, node: string): Promise<string[]> {
   const repoVitest = join(REPO, 'node_modules/vitest/vitest.mjs')
   const tests = await sh(
     process.execPath,
-    [repoVitest, 'run', '--project', 'e2e', ...VITEST5_E2E_TESTS],
+    [repoVitest, 'run', '--project', 'e2e', '--testTimeout', '180000', ...VITEST5_E2E_TESTS],
     REPO,
     {
       SERVEBENCH_E2E_ROOT: dir,
