@@ -23,6 +23,7 @@ export const VITEST5_E2E_TESTS = [
   'test/vitest-baseline.test.ts',
   'test/vitest-modifiers.test.ts',
   'test/vitest-ergonomics.test.ts',
+  'test/vitest-datasets.test.ts',
 ]
 
 /** The example suites run with Vitest 5 (suites/, filters of `vitest bench`). */
@@ -92,6 +93,8 @@ async function main(): Promise<number> {
 async function install(flavour: Flavour, dir: string, tarball: string): Promise<string> {
   cpSync(join(REPO, 'test/projects'), join(dir, 'test/projects'), { recursive: true })
   cpSync(join(REPO, 'suites'), join(dir, 'suites'), { recursive: true })
+  // The dataset files some fixture projects read (../../../fixtures/datasets).
+  cpSync(join(REPO, 'fixtures/datasets'), join(dir, 'fixtures/datasets'), { recursive: true })
   const pkg = {
     name: `servebench-consumer-vitest${flavour.vitest}`,
     private: true,
