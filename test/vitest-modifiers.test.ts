@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { decodePng } from './png-decode.ts'
-import { latestRunFolder, runVitest } from './vitest-helpers.ts'
+import { E2E_VITEST_MAJOR, latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -83,15 +83,19 @@ describe('serveBench modifiers', () => {
     })
   })
 
-  it('refuses a file that mixes bench() and serveBench, naming the file', async () => {
-    const run = await runVitest('face', ['bench', '--run', 'mixed'], { SB_RESULT_DIR: join(dir, 'c') })
-    expect(run.code).toBe(1)
-    expect(run.output).toMatch(
-      /FAIL {2}mixed\.bench\.ts \[ mixed\.bench\.ts \]\nError: servebench: this file mixes serveBench\(\) and bench\(\); move the bench\(\) micro-benchmarks to their own file/,
-    )
-    // Nothing was sent.
-    expect((await summaryOf(join(dir, 'c'))).benchmarks).toEqual([
-      expect.objectContaining({ name: 'a serving benchmark', state: 'skipped', resultFile: null }),
-    ])
-  })
+  // Vitest 4 only: Vitest 5 has no top-level bench(), so such a file cannot be written there.
+  it.skipIf(E2E_VITEST_MAJOR >= 5)(
+    'refuses a file that mixes bench() and serveBench, naming the file',
+    async () => {
+      const run = await runVitest('face', ['bench', '--run', 'mixed'], { SB_RESULT_DIR: join(dir, 'c') })
+      expect(run.code).toBe(1)
+      expect(run.output).toMatch(
+        /FAIL {2}mixed\.bench\.ts \[ mixed\.bench\.ts \]\nError: servebench: this file mixes serveBench\(\) and bench\(\); move the bench\(\) micro-benchmarks to their own file/,
+      )
+      // Nothing was sent.
+      expect((await summaryOf(join(dir, 'c'))).benchmarks).toEqual([
+        expect.objectContaining({ name: 'a serving benchmark', state: 'skipped', resultFile: null }),
+      ])
+    },
+  )
 })

@@ -60,8 +60,8 @@ export interface ServebenchPluginOptions {
   verdicts?: VerdictOptions
 }
 
-/** The Vitest versions servebench's runner and pool are verified with. */
-export const SUPPORTED_VITEST = '~4.1.12'
+/** The Vitest versions servebench's runner and pool are verified with (the `vitest` peer range). */
+export const SUPPORTED_VITEST = '^4.1.12 || ^5.0.0'
 
 const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
 const BENCH_REPORTERS_LIFTED = Symbol.for('servebench.benchReportersLifted')
@@ -72,6 +72,7 @@ const BENCH_REPORTERS_LIFTED = Symbol.for('servebench.benchReportersLifted')
  */
 export function servebench(options: ServebenchPluginOptions = {}): Plugin {
   assertCompatibleVitestVersion(vitestVersion)
+  const vitestMajor = Number(vitestVersion.split('.')[0])
   assertTimelineOption(options.timeline)
   resolveVerdictOptions(options.verdicts, 'servebench({ verdicts })')
   const endpointDefaults = suiteEndpointDefaults(options)
@@ -101,7 +102,13 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           onStackTrace: (error, frame) =>
             !OWN_FILES.some((dir) => frame.file.startsWith(dir)) &&
             (test.onStackTrace?.(error, frame) ?? true),
-          ...(test.benchmark?.include ? {} : { benchmark: { include: ['**/*.bench.?(c|m)[jt]s?(x)'] } }),
+          benchmark: {
+            ...(test.benchmark?.include ? {} : { include: ['**/*.bench.?(c|m)[jt]s?(x)'] }),
+            // Vitest 5: serveBench runs reach Vitest's benchmark table through servebench's provider.
+            ...(vitestMajor >= 5 && !(test.benchmark as { provider?: string } | undefined)?.provider
+              ? { provider: runtimeFile('provider') }
+              : {}),
+          } as NonNullable<typeof test.benchmark>,
         },
       }
     },
@@ -144,10 +151,11 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
 /** Throws when the installed Vitest is outside {@link SUPPORTED_VITEST}: the runner relies on its internals. */
 export function assertCompatibleVitestVersion(version: string): void {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version)
-  const ok = m !== null && Number(m[1]) === 4 && Number(m[2]) === 1 && Number(m[3]) >= 12
+  const [major, minor, patch] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0]
+  const ok = (major === 4 && (minor > 1 || (minor === 1 && patch >= 12))) || major === 5
   if (!ok) {
     throw new Error(
-      `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D -E vitest@4.1.12`,
+      `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D vitest@5 (Node 22 or later), or npm i -D vitest@4.1.12 on Node 20`,
     )
   }
 }
@@ -216,7 +224,7 @@ export function suiteEndpointDefaults(options: ServebenchPluginOptions): Endpoin
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const OWN_FILES = [resolve(PACKAGE_ROOT, 'src') + sep, resolve(PACKAGE_ROOT, 'dist') + sep]
 
-function runtimeFile(name: 'runner' | 'setup'): string {
+function runtimeFile(name: 'runner' | 'setup' | 'provider'): string {
   const here = import.meta.url
   const ext = here.endsWith('.ts') ? 'ts' : 'js'
   return fileURLToPath(new URL(`../runtime/${name}.${ext}`, here))

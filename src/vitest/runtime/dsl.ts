@@ -20,6 +20,7 @@ import { collectProvenance } from './provenance.ts'
 import { runInRounds } from './rounds.ts'
 import { failedCount } from './samples.ts'
 import { meanStepLagMs, noteStepLag, readStepLag } from './simulator-lag.ts'
+import { benchmarkTable, servebenchBenchFn } from './vitest-bench.ts'
 
 /**
  * Assertions on a finished run; `result` is the Python-schema result with per-request arrays:
@@ -48,10 +49,13 @@ export interface ServeBench extends ServeBenchFn {
   each: ServeBenchEach
 }
 
+/** Vitest 5's `bench` test fixture, as far as servebench uses it (Vitest 4 has none). */
+type BenchFixture = (name: string, fn: () => unknown) => { run(): Promise<unknown> }
+
 type TestLike = (
   name: string,
   options: { timeout?: number; meta?: { servebench?: ServeBenchMeta } },
-  fn: (context: TestContext) => Promise<void>,
+  fn: (context: TestContext & { bench?: BenchFixture }) => Promise<void>,
 ) => void
 
 /**
@@ -102,7 +106,8 @@ function define(api: TestLike): ServeBenchFn {
       settings.simulator &&
       verdictOptions.clientCheck !== 'off' &&
       config.endpoint.baseUrl === settings.baseUrl
-    api(name, testOptions, async ({ task, signal }) => {
+    // `bench` is destructured so that Vitest 5 sets up its fixture (Vitest reads the parameter).
+    api(name, testOptions, async ({ task, signal, bench }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
       // A cancelled run (Ctrl+C in watch mode, --bail) settles the task at once, before the
@@ -151,6 +156,9 @@ function define(api: TestLike): ServeBenchFn {
       // The embedded simulator listens on a new port each time: its host says nothing.
       if (settings.simulator && meta.provenance.server) meta.provenance.server.host = 'embedded simulator'
       assertSomeAnswered(config, result)
+      // On Vitest 5 under `vitest bench`, the run is also a row of Vitest's benchmark table.
+      const table = bench && benchmarkTable()
+      if (table) await bench(name, servebenchBenchFn(name, result, table.retainSamples)).run()
       const warning = assertFailureRatio(config, outcome.records)
       const warnings = [...judged.warnings, ...(warning ? [warning] : [])]
       if (warnings.length > 0) meta.warnings = warnings
