@@ -117,10 +117,14 @@ function serverPost(options: ServerAlignmentOptions, dispatcher: Dispatcher): Po
       body: JSON.stringify(body),
       dispatcher,
     })
-    const text = await response.body.text()
-    if (response.statusCode < 200 || response.statusCode > 299) {
-      throw new Error(`POST ${path} answered ${response.statusCode}`)
+    // A failed or non-JSON answer (an SSE stream, an HTML page from a proxy) is not read on: its
+    // body may never end.
+    const type = String(response.headers['content-type'] ?? '')
+    if (response.statusCode < 200 || response.statusCode > 299 || !type.includes('json')) {
+      response.body.destroy()
+      throw new Error(`POST ${path} answered ${response.statusCode} ${type || 'without a content type'}`)
     }
+    const text = await response.body.text()
     const parsed: unknown = JSON.parse(text)
     if (typeof parsed !== 'object' || parsed === null) throw new Error(`POST ${path} answered no object`)
     return parsed as Record<string, unknown>
