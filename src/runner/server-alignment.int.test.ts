@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHttpServer, startRecordingProxy, type TestServer } from '../../test/server-helpers.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
@@ -96,11 +97,15 @@ describe('fitting random prompts to the server tokenizer', () => {
     expect(out[1]).toEqual({ ...samples[1], promptLen: 2 })
   })
 
-  it('warns and keeps the prompts when /tokenize is not served', async () => {
-    const bare: TestServer = await startHttpServer((_req, res) => {
-      res.writeHead(404)
-      res.end()
-    })
+  it.each([
+    ['is not served', (res: ServerResponse) => res.writeHead(404).end()],
+    // Headers, then a body that never ends: waiting for it would hang the run before it starts.
+    [
+      'answers an endless event stream',
+      (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders(),
+    ],
+  ])('warns and keeps the prompts when /tokenize %s', async (_what, answer) => {
+    const bare: TestServer = await startHttpServer((_req, res) => answer(res))
     try {
       const lines: string[] = []
       const samples = [{ prompt: 'a b c', promptLen: 3, expectedOutputLen: 1 }]

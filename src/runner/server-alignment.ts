@@ -121,6 +121,8 @@ function serverPost(options: ServerAlignmentOptions, dispatcher: Dispatcher): Po
     // body may never end.
     const type = String(response.headers['content-type'] ?? '')
     if (response.statusCode < 200 || response.statusCode > 299 || !type.includes('json')) {
+      // Destroying emits an abort error on the body; nothing is waiting for it.
+      response.body.on('error', () => {})
       response.body.destroy()
       throw new Error(`POST ${path} answered ${response.statusCode} ${type || 'without a content type'}`)
     }
