@@ -730,6 +730,27 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'When the client itself was the bottleneck (event-loop delay, dispatch lag, CPU, GC past the limits in docs/client-health.md): fail exits 4 after writing the result, warn only prints the self-check line, off skips the check.',
     { default: 'fail', choices: ['fail', 'warn', 'off'], parity: 'servebench' },
   ),
+  s(
+    '--client-threads',
+    'string',
+    'Client',
+    'Send the requests from N worker threads, each with its own connection pool (auto: one per core less one); the schedule, the FIFO --max-concurrency limit and the clock stay on the main thread.',
+    { default: '1', parity: 'servebench' },
+  ),
+  s(
+    '--segment',
+    'string',
+    'Client',
+    'i/n (0-based): send only requests i, i+n, i+2n, … of the seeded schedule and write a segment file for `servebench merge` (also SERVEBENCH_SEGMENT, or JOB_COMPLETION_INDEX with SERVEBENCH_SEGMENT_COUNT).',
+    { parity: 'servebench' },
+  ),
+  s(
+    '--start-at',
+    'string',
+    'Client',
+    'Unix time in ms at which the timed run starts (after the ready check and warm-ups), so that segments on several machines start together.',
+    { parity: 'servebench' },
+  ),
   s('--help', 'boolean', 'Client', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
 ]
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
+import { runMergeCommand } from './commands/merge.ts'
 import { runServeCommand } from './commands/serve.ts'
 import { runSim } from './commands/sim.ts'
 
@@ -10,6 +11,7 @@ Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
   compare Diff two saved results: servebench compare A.json B.json
+  merge   Join the segment files of --segment i/n runs into one result (servebench merge --help)
 
 Options:
   --version   Print the version
@@ -27,6 +29,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runSim(rest)
       case 'compare':
         return await runCompareCommand(rest)
+      case 'merge':
+        return await runMergeCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
@@ -39,7 +43,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, merge (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }

@@ -9,7 +9,7 @@ import { traceOffsetsS } from '../datasets/timed-trace.ts'
 import { DatasetError } from '../errors.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
-import type { ClientHealthSummary } from '../metrics/client-health.ts'
+import { type ClientHealthSummary, withThreadHealth } from '../metrics/client-health.ts'
 import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../metrics/intended.ts'
 import { pyFloatRepr } from '../metrics/py-number.ts'
 import { clientResultKeys } from '../report/client-keys.ts'
@@ -30,7 +30,9 @@ import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { resultSetup } from './result-setup.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
+import { segmentShare, waitForStartAt } from './segments.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
+import { autoClientThreads, type ClientThreads, startClientThreads } from './threads/client-threads.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
@@ -65,6 +67,19 @@ export interface RunOutcome {
    * @experimental
    */
   clientHealth?: ClientHealthSummary
+  /** When the timed run started and ended: monotonic seconds, and the wall clock at its start. */
+  clock?: RunClock
+  /** `--segment`: each record's index in the whole schedule (records hold this segment's share only). */
+  scheduleIndexes?: number[]
+}
+
+/** The clock of a timed run, so runs of other processes can be laid on one time line (`servebench merge`). */
+export interface RunClock {
+  /** `Date.now()` read at `startS`. */
+  startEpochMs: number
+  /** Monotonic seconds (`performance.now() / 1000`), as the records' times. */
+  startS: number
+  endS: number
 }
 
 /**
@@ -172,6 +187,7 @@ async function runMeasured(
   const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
   const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
   let monitor: ClientHealthMonitor | undefined
+  let threads: ClientThreads | undefined
   try {
     const first = samples[0]
     if (!first && !stop?.aborted)
@@ -234,19 +250,45 @@ async function runMeasured(
           client,
         ),
     })
-    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
-    const outcome = await dispatch(
+    // --client-threads: the threads send; the schedule, the limit and the clock stay here.
+    const threadCount = config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
+    if (threadCount > 1 && !stop?.aborted) {
+      threads = await startClientThreads({
+        threads: threadCount,
+        backend: endpoint.backend,
+        connections,
+        insecure: endpoint.insecure,
+        maxRetries: config.request.maxRetries ?? 0,
+        retries,
+      })
+    }
+    // --segment: this process's share of the schedule, each request keeping its global index.
+    const items = segmentShare(
       samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
-        payload: { sample, requestId: `${prefix}${i}`, model: loraModels?.[i] ?? requestModel },
+        payload: { sample, requestId: `${prefix}${i}`, model: loraModels?.[i] ?? requestModel, index: i },
       })),
+      config.segment,
+    )
+    if (config.startAtEpochMs !== undefined) await waitForStartAt(config.startAtEpochMs, stop)
+    monitor =
+      config.clientCheck === 'off'
+        ? undefined
+        : startClientHealthMonitor(undefined, { threadCpu: threads !== undefined })
+    if (monitor) threads?.startHealth()
+    const startEpochMs = Date.now()
+    const outcome = await dispatch(
+      items,
       ({ sample, requestId, model }, signal) =>
-        sendWithRetries(
-          (onEarlyFailure) =>
-            backend.send({ ...toRequest(sample, requestId, signal, model), onEarlyFailure }, client),
-          { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 },
-          retries,
-          signal,
+        (threads
+          ? threads.send(toRequest(sample, requestId, undefined, model), signal)
+          : sendWithRetries(
+              (onEarlyFailure) =>
+                backend.send({ ...toRequest(sample, requestId, signal, model), onEarlyFailure }, client),
+              { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 },
+              retries,
+              signal,
+            )
         ).then((output) => ({ ...output, error: redactSecrets(output.error, secrets) })),
       withSignal(
         {
@@ -257,13 +299,17 @@ async function runMeasured(
         hooks.signal,
       ),
     )
-    const clientHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
+    const mainHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
+    const clientHealth =
+      mainHealth && threads ? withThreadHealth(mainHealth, await threads.stopHealth()) : mainHealth
+    const clock: RunClock = { startEpochMs, startS: outcome.startS, endS: outcome.endS }
+    const scheduleIndexes = outcome.results.map((r) => items[r.index]!.payload.index)
 
     const records: RequestRecord[] = []
     for (const { index, ...output } of outcome.results) {
       records.push({
         ...output,
-        requestId: `${prefix}${index}`,
+        requestId: `${prefix}${items[index]!.payload.index}`,
         outputLen: await resolveOutputLen(output, tokenizer),
       })
     }
@@ -298,6 +344,8 @@ async function runMeasured(
         task: 'pooling',
         interrupted: outcome.interrupted,
         ...(clientHealth ? { clientHealth } : {}),
+        clock,
+        ...(config.segment ? { scheduleIndexes } : {}),
       }
     }
     const metrics = calculateMetrics(records, {
@@ -324,9 +372,12 @@ async function runMeasured(
       task: 'generation',
       interrupted: outcome.interrupted,
       ...(clientHealth ? { clientHealth } : {}),
+      clock,
+      ...(config.segment ? { scheduleIndexes } : {}),
     }
   } finally {
     monitor?.dispose()
+    await threads?.close()
     if (!hooks.httpClient) await client.close()
   }
 }

@@ -25,6 +25,7 @@ import { formatServeHelp } from '../help.ts'
 import { exitSoonAfterInterrupt, installInterrupts } from '../interrupts.ts'
 import { parseArgs } from '../parse-args.ts'
 import { createProgress } from '../progress.ts'
+import { writeSegmentOutput } from '../segment-output.ts'
 import { runCompareCommand } from './compare.ts'
 import { isModeRun, runServeModes } from './serve-modes.ts'
 
@@ -72,11 +73,12 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       if (code === EXIT_CODES.interrupted) exitSoonAfterInterrupt()
       return code
     }
-    const { result, records, task, interrupted, retries, clientHealth } = await runBenchmark(config, {
+    const outcome = await runBenchmark(config, {
       ...signals,
       log: (line) => console.log(line),
       onRequestEnd: (done, total) => progress.update(done, total),
     })
+    const { result, records, task, interrupted, retries, clientHealth } = outcome
     progress.finish()
     // Counted from the records: a pooling result has no `failed` key.
     const failed = records.filter((r) => !r.success).length
@@ -106,6 +108,11 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       const path = await writeResult(result, config.output, naming)
       console.log(`servebench: result written to ${path}`)
     }
+    const segmentPath = await writeSegmentOutput(config, outcome, naming)
+    if (segmentPath)
+      console.log(
+        `servebench: segment ${config.segment?.index}/${config.segment?.count} written to ${segmentPath}`,
+      )
     if (config.output.plotTimeline) {
       // Named after the result file, as Python does, whether or not the result is saved.
       if (task === 'pooling') {
