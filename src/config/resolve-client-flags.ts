@@ -1,5 +1,6 @@
 import type { ConfigIssue } from '../errors.ts'
 import type { BenchConfig, SegmentConfig } from './bench-config.ts'
+import { POOLING_BACKENDS } from './defaults.ts'
 import type { Reader } from './resolve.ts'
 
 /** The most client threads `--client-threads` accepts. */
@@ -38,6 +39,12 @@ export function resolveClientFlags(
         message: `must be a Unix time in milliseconds, e.g. $(( $(date +%s) * 1000 + 10000 )) for 10 s from now (got "${startAt}")`,
       })
     } else config.startAtEpochMs = ms
+  }
+  if (config.segment && POOLING_BACKENDS.includes(config.endpoint.backend)) {
+    issues.push({
+      path: config.segment.source,
+      message: `applies to generation backends; servebench merge cannot join pooling results (--backend ${config.endpoint.backend})`,
+    })
   }
   if (config.segment || config.clientThreads !== undefined) {
     const mode = config.multiTurn

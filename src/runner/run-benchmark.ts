@@ -30,7 +30,7 @@ import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { resultSetup } from './result-setup.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
-import { segmentShare, waitForStartAt } from './segments.ts'
+import { segmentConcurrency, segmentShare, waitForStartAt } from './segments.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
 import { autoClientThreads, type ClientThreads, startClientThreads } from './threads/client-threads.ts'
 
@@ -292,8 +292,10 @@ async function runMeasured(
         ).then((output) => ({ ...output, error: redactSecrets(output.error, secrets) })),
       withSignal(
         {
-          ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-          onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, samples.length),
+          ...(config.load.maxConcurrency
+            ? { maxConcurrency: segmentConcurrency(config.load.maxConcurrency, config.segment) }
+            : {}),
+          onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, items.length),
           ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
         },
         hooks.signal,

@@ -14,6 +14,18 @@ export function segmentShare<T>(items: readonly T[], segment: SegmentConfig | un
   return items.filter((_, i) => i % segment.count === segment.index)
 }
 
+/**
+ * A segment's share of `--max-concurrency`, as k6 splits VUs: `c` slots dealt over the `n`
+ * segments (the first `c mod n` get one more), at least 1, so the segments together hold the limit
+ * one process would. Without a segment, `c`.
+ */
+export function segmentConcurrency(maxConcurrency: number, segment: SegmentConfig | undefined): number {
+  if (!segment) return maxConcurrency
+  const share =
+    Math.floor(maxConcurrency / segment.count) + (segment.index < maxConcurrency % segment.count ? 1 : 0)
+  return Math.max(1, share)
+}
+
 // Node fires a longer timer at once with a warning.
 const MAX_TIMER_MS = 2 ** 31 - 1
 
