@@ -11,7 +11,8 @@ describe('segments', () => {
           segmentShare(items, { index, count, source: '--segment' }),
         )
         expect(shares.flat().sort((a, b) => a - b)).toEqual(items)
-        for (const [index, share] of shares.entries()) expect(share.every((i) => i % count === index)).toBe(true)
+        for (const [index, share] of shares.entries())
+          expect(share.every((i) => i % count === index)).toBe(true)
       }),
     )
   })
