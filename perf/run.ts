@@ -1,6 +1,6 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
-import { measureClientOverhead } from './client-overhead.ts'
+import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { measureGate } from './gate.ts'
@@ -15,10 +15,12 @@ const wants = (section: string): boolean =>
 // The last run sends `--num-warmups 500` first, as a user measuring steady state would: its
 // connections are open and its code is compiled before the clock starts, so the first wave does
 // not pay for 500 connects and a cold JIT.
-const runs: Array<[concurrency: number, requests: number, warmups: number]> = [
-  [100, 2_000, 0],
-  [500, 5_000, 0],
-  [500, 5_000, 500],
+// The second run is the first sent from two client threads (--client-threads 2).
+const runs: Array<[concurrency: number, requests: number, warmups: number, threads: number]> = [
+  [100, 2_000, 0, 1],
+  [100, 2_000, 0, 2],
+  [500, 5_000, 0, 1],
+  [500, 5_000, 500, 1],
 ]
 
 console.log(
@@ -26,8 +28,12 @@ console.log(
 )
 if (wants('client'))
   console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
-for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
-  const r = await measureClientOverhead(concurrency, requests, { warmups, floor: warmups === 0 })
+for (const [concurrency, requests, warmups, threads] of wants('client') ? runs : []) {
+  const r = await measureClientOverhead(concurrency, requests, {
+    warmups,
+    floor: warmups === 0 && threads === 1,
+    clientThreads: threads,
+  })
   const main =
     r.mainThreadCpuMsPerRequest === undefined
       ? ''
@@ -35,8 +41,8 @@ for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
   const pair = (x: { median: number; p99: number }): string =>
     `median ${x.median.toFixed(3)} p99 ${x.p99.toFixed(3)} ms`
   console.log(
-    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}: ` +
-      `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.requestsPerS.toFixed(0)} req/s, ` +
+    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}, ${threads} client thread${threads > 1 ? 's' : ''}: ` +
+      `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ${r.requestsPerS.toFixed(0)} req/s, ` +
       `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
   )
   console.log(
@@ -45,10 +51,10 @@ for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
   )
   for (const f of r.floor) {
     console.log(
-      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user)`,
+      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
     )
   }
-  console.log(JSON.stringify({ perf: 'client-overhead', warmups, ...r }))
+  console.log(JSON.stringify({ perf: 'client-overhead', warmups, threads, ...r }))
 }
 
 if (wants('sim'))

@@ -9,6 +9,7 @@ import { buildSegmentFile } from '../src/report/segment-file.ts'
 import { resultSetup } from '../src/runner/result-setup.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
+import { replaySegments } from '../src/vitest/runtime/suite-segments.ts'
 import { configFrom, smallRunFlags } from './faults/fault-helpers.ts'
 import { runCli } from './helpers.ts'
 
@@ -200,6 +201,10 @@ describe('--segment and servebench merge', () => {
     expect(file.input_lens).toEqual(single.result.input_lens)
     expect(() => mergeSegments([files[0]!, ...files])).toThrow(
       'segment 0/4 is given 2 times: segment-0.json, segment-0.json',
+    )
+    // A suite's merge run over a folder without its segments names the variable and the fingerprint.
+    await expect(replaySegments('0123456789abcdef', dir)).rejects.toThrow(
+      /SERVEBENCH_MERGE_SEGMENTS .* holds no segment file of this benchmark \(0123456789abcdef\.segment-\*\.json\)/,
     )
     // A segment of another benchmark (another seed) is named.
     const stranger = structuredClone(files[3]!)

@@ -224,6 +224,19 @@ async function runMeasured(
       log('Warmup run completed.')
     }
 
+    // --client-threads: the threads send; the schedule, the limit and the clock stay here. They
+    // start (a fixed cost: each loads the backend code) before the timed run.
+    const threadCount = config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
+    if (threadCount > 1 && !stop?.aborted) {
+      threads = await startClientThreads({
+        threads: threadCount,
+        backend: endpoint.backend,
+        connections,
+        insecure: endpoint.insecure,
+        maxRetries: config.request.maxRetries ?? 0,
+        retries,
+      })
+    }
     log('Starting main benchmark run...')
     log(`Traffic request rate: ${pyFloatRepr(config.load.requestRate)}`)
     log(
@@ -250,18 +263,6 @@ async function runMeasured(
           client,
         ),
     })
-    // --client-threads: the threads send; the schedule, the limit and the clock stay here.
-    const threadCount = config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
-    if (threadCount > 1 && !stop?.aborted) {
-      threads = await startClientThreads({
-        threads: threadCount,
-        backend: endpoint.backend,
-        connections,
-        insecure: endpoint.insecure,
-        maxRetries: config.request.maxRetries ?? 0,
-        retries,
-      })
-    }
     // --segment: this process's share of the schedule, each request keeping its global index.
     const items = segmentShare(
       samples.map((sample, i) => ({
