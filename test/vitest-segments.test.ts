@@ -47,6 +47,6 @@ describe('segments in suites', () => {
     )
     const result = texts.map((t) => JSON.parse(t) as Record<string, unknown>).find((r) => 'segments' in r)
     expect(result?.completed).toBe(24)
-    expect((result?.segments as { count: number }).count).toBe(2)
+    expect(result?.segments).toMatchObject({ count: 2 })
   })
 })
