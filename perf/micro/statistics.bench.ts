@@ -3,9 +3,10 @@
  * bootstrap behind every verdict. Run: `npm run perf:micro`.
  */
 import { bench, describe } from 'vitest'
+import type { RequestRecord } from '../../src/config/records.ts'
 import { blockBootstrapInterval } from '../../src/metrics/block-bootstrap.ts'
 import { assignBlocks } from '../../src/metrics/blocks.ts'
-import { msStatistics } from '../../src/metrics/calculate.ts'
+import { calculateMetrics, msStatistics } from '../../src/metrics/calculate.ts'
 import { bufferStatistic } from '../../src/metrics/fast-statistic.ts'
 import { percentile } from '../../src/metrics/percentile.ts'
 import { createRng } from '../../src/rng.ts'
@@ -23,6 +24,33 @@ describe('percentiles', () => {
   })
   bench('mean, median, std, p50/p90/p99 of 126k ITLs (msStatistics)', () => {
     msStatistics('itl', itls, [50, 90, 99])
+  })
+})
+
+describe("a run's metrics", () => {
+  const records: RequestRecord[] = ttfts.map((ttftS, i) => ({
+    success: true,
+    error: '',
+    generatedText: '',
+    promptLen: 32,
+    outputTokens: 64,
+    outputLen: 64,
+    ttftS,
+    itlS: itls.slice(i * 63, i * 63 + 63),
+    latencyS: ttftS + 63 * 0.02,
+    startTimeS: starts[i]!,
+    arrivalTimeS: starts[i]!,
+    queueTimeS: 0,
+    requestId: String(i),
+  }))
+  bench('calculateMetrics, 2,000 requests of 64 tokens (ttft, tpot, itl, e2el)', () => {
+    calculateMetrics(records, {
+      durationS: 30,
+      percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'],
+      metricPercentiles: [99],
+      hasTokenizer: true,
+      requestRateFinite: false,
+    })
   })
 })
 
