@@ -9,7 +9,7 @@ import { traceOffsetsS } from '../datasets/timed-trace.ts'
 import { DatasetError } from '../errors.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
-import { type ClientHealthSummary, withThreadHealth } from '../metrics/client-health.ts'
+import type { ClientHealthSummary } from '../metrics/client-health.ts'
 import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../metrics/intended.ts'
 import { pyFloatRepr } from '../metrics/py-number.ts'
 import { clientResultKeys } from '../report/client-keys.ts'
@@ -18,7 +18,6 @@ import { buildResult, formatDate } from '../report/result-json.ts'
 import type { BenchResult } from '../report/result-types.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
-import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
@@ -30,9 +29,9 @@ import { redactDeep, redactError, redactSecrets, secretsOf } from './redact.ts'
 import { resultSetup } from './result-setup.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
-import { segmentConcurrency, segmentShare, waitForStartAt } from './segments.ts'
+import { openClientThreads, sendSchedule } from './send-schedule.ts'
 import { ABORTED, finishExtras, startExtrasUnlessStopped, untilAborted } from './signals.ts'
-import { autoClientThreads, type ClientThreads, startClientThreads } from './threads/client-threads.ts'
+import type { ClientThreads } from './threads/client-threads.ts'
 
 export interface RunHooks {
   /** Aborting stops new sends, drains in-flight requests briefly, and still returns what was measured. */
@@ -186,7 +185,6 @@ async function runMeasured(
 
   const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
   const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
-  let monitor: ClientHealthMonitor | undefined
   let threads: ClientThreads | undefined
   try {
     const first = samples[0]
@@ -224,19 +222,8 @@ async function runMeasured(
       log('Warmup run completed.')
     }
 
-    // --client-threads: the threads send; the schedule, the limit and the clock stay here. They
-    // start (a fixed cost: each loads the backend code) before the timed run.
-    const threadCount = config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
-    if (threadCount > 1 && !stop?.aborted) {
-      threads = await startClientThreads({
-        threads: threadCount,
-        backend: endpoint.backend,
-        connections,
-        insecure: endpoint.insecure,
-        maxRetries: config.request.maxRetries ?? 0,
-        retries,
-      })
-    }
+    // --client-threads: the threads send; the schedule, the limit and the clock stay here.
+    threads = await openClientThreads(config, { connections, retries, ...(stop ? { signal: stop } : {}) })
     log('Starting main benchmark run...')
     log(`Traffic request rate: ${pyFloatRepr(config.load.requestRate)}`)
     log(
@@ -263,56 +250,42 @@ async function runMeasured(
           client,
         ),
     })
-    // --segment: this process's share of the schedule, each request keeping its global index.
-    const items = segmentShare(
+    // The seam of the timed run (send-schedule.ts): --segment share, --start-at, threads, self-check.
+    const sent = await sendSchedule(
+      config,
       samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
         payload: { sample, requestId: `${prefix}${i}`, model: loraModels?.[i] ?? requestModel, index: i },
       })),
-      config.segment,
-    )
-    if (config.startAtEpochMs !== undefined) await waitForStartAt(config.startAtEpochMs, stop)
-    monitor =
-      config.clientCheck === 'off'
-        ? undefined
-        : startClientHealthMonitor(undefined, { threadCpu: threads !== undefined })
-    if (monitor) threads?.startHealth()
-    const startEpochMs = Date.now()
-    const outcome = await dispatch(
-      items,
-      ({ sample, requestId, model }, signal) =>
-        (threads
-          ? threads.send(toRequest(sample, requestId, undefined, model), signal)
-          : sendWithRetries(
-              (onEarlyFailure) =>
-                backend.send({ ...toRequest(sample, requestId, signal, model), onEarlyFailure }, client),
-              { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 },
-              retries,
-              signal,
-            )
-        ).then((output) => ({ ...output, error: redactSecrets(output.error, secrets) })),
+      {
+        threads,
+        portable: ({ sample, requestId, model }) => toRequest(sample, requestId, undefined, model),
+        here: ({ sample, requestId, model }, signal) =>
+          sendWithRetries(
+            (onEarlyFailure) =>
+              backend.send({ ...toRequest(sample, requestId, signal, model), onEarlyFailure }, client),
+            { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 },
+            retries,
+            signal,
+          ),
+        after: (output) => ({ ...output, error: redactSecrets(output.error, secrets) }),
+      },
       withSignal(
         {
-          ...(config.load.maxConcurrency
-            ? { maxConcurrency: segmentConcurrency(config.load.maxConcurrency, config.segment) }
-            : {}),
-          onRequestEnd: (done: number) => hooks.onRequestEnd?.(done, items.length),
+          onShareEnd: (done: number, total: number) => hooks.onRequestEnd?.(done, total),
           ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
         },
         hooks.signal,
       ),
     )
-    const mainHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
-    const clientHealth =
-      mainHealth && threads ? withThreadHealth(mainHealth, await threads.stopHealth()) : mainHealth
-    const clock: RunClock = { startEpochMs, startS: outcome.startS, endS: outcome.endS }
-    const scheduleIndexes = outcome.results.map((r) => items[r.index]!.payload.index)
+    const { outcome, clientHealth, scheduleIndexes } = sent
+    const clock: RunClock = { startEpochMs: sent.startEpochMs, startS: outcome.startS, endS: outcome.endS }
 
     const records: RequestRecord[] = []
-    for (const { index, ...output } of outcome.results) {
+    for (const [k, { index: _, ...output }] of outcome.results.entries()) {
       records.push({
         ...output,
-        requestId: `${prefix}${items[index]!.payload.index}`,
+        requestId: `${prefix}${scheduleIndexes[k]}`,
         outputLen: await resolveOutputLen(output, tokenizer),
       })
     }
@@ -379,7 +352,6 @@ async function runMeasured(
       ...(config.segment ? { scheduleIndexes } : {}),
     }
   } finally {
-    monitor?.dispose()
     await threads?.close()
     if (!hooks.httpClient) await client.close()
   }
