@@ -52,8 +52,8 @@ function validFile(result: Record<string, unknown>): void {
 describe('pooling backends against the simulator', () => {
   for (const backend of ['openai-embeddings', 'openai-embeddings-chat', 'vllm-pooling'] as const) {
     test(`${backend}: pooling keys, E2EL at least the simulated prefill time`, async ({ sim }) => {
-      const { result, records, task } = await runBenchmark(configFor(backend, sim.url, true))
-      expect(task).toBe('pooling')
+      const { result, records, kind } = await runBenchmark(configFor(backend, sim.url, true))
+      expect(kind).toBe('pooling')
       expect(records.every((r) => r.success)).toBe(true)
       validFile(result)
       expect(Object.keys(result).slice(11, 22)).toEqual([
@@ -124,8 +124,8 @@ describe('generation backends against the simulator', () => {
   test('openai-responses: TTFT and ITL follow the simulated timing, usage gives the output length', async ({
     sim,
   }) => {
-    const { result, records, task } = await runBenchmark(configFor('openai-responses', sim.url, false))
-    expect(task).toBe('generation')
+    const { result, records, kind } = await runBenchmark(configFor('openai-responses', sim.url, false))
+    expect(kind).toBe('generation')
     expect(records.map((r) => r.error)).toEqual(records.map(() => ''))
     validFile(result)
     expect(result.total_output_tokens).toBe(12 * 8)

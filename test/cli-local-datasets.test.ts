@@ -161,9 +161,11 @@ describe('servebench serve with the local-file and synthetic datasets', () => {
     expect(timed.output_lens).toEqual([6, 4, 8, 5, 3, 4])
     const offsetsS = [0, 0.15, 0.3, 0.6, 0.65, 0.9]
     const startsS = timed.start_times.map((t) => t - timed.start_times[0]!)
-    // Never earlier than the trace says (a few ms of timer slack), in trace order, and the whole span replayed.
+    // Never earlier than the trace says, in trace order, and the whole span replayed. Offsets are
+    // measured from the first request's start, so a late first request (a busy machine) shifts every
+    // later one earlier by its own lateness: the slack allows 50 ms of it.
     startsS.forEach((s, i) => {
-      expect(s).toBeGreaterThanOrEqual(offsetsS[i]! - 0.01)
+      expect(s).toBeGreaterThanOrEqual(offsetsS[i]! - 0.05)
       if (i > 0) expect(s).toBeGreaterThanOrEqual(startsS[i - 1]!)
     })
     expect(startsS[5]! - startsS[2]!).toBeGreaterThan(0.5)

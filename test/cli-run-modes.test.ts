@@ -251,6 +251,53 @@ describe('compare', () => {
       'servebench: compare needs two result files A B (got 1); see servebench compare --help',
     )
   })
+
+  test('--fail-on exits 1 when a threshold is crossed and 0 when every one holds', async () => {
+    // A → B: p99 TTFT 120 → 150 ms (+25 %), request throughput 10 → 12.5 req/s (+25 %).
+    const crossed = await runCli([
+      'compare',
+      A,
+      B,
+      '--fail-on',
+      'p99_ttft_ms:+10%',
+      '--fail-on=request_throughput:-5%',
+    ])
+    expect(crossed.code).toBe(1)
+    expect(crossed.stdout).toContain(
+      'fail-on:\n  ✗ p99_ttft_ms:+10%  120 → 150 (+25.0%): crossed\n  ✓ request_throughput:-5%  10 → 12.50 (+25.0%): within\n',
+    )
+    expect(crossed.stderr).toBe('servebench: 1 of 2 --fail-on thresholds crossed\n')
+    const held = await runCli([
+      'compare',
+      A,
+      B,
+      '--fail-on',
+      'p99_ttft_ms:+30%',
+      '--fail-on',
+      'mean_ttft_ms:+0',
+    ])
+    expect(held.code).toBe(0)
+    expect(held.stderr).toBe('')
+  })
+
+  test('names a malformed --fail-on and a metric that a file lacks, before comparing', async () => {
+    const run = await runCli(['compare', A, B, '--fail-on', 'p99_ttft_ms+10%', '--fail-off', 'x'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      [
+        'servebench: Invalid configuration (2 issues):',
+        '  - --fail-on must be <metric>:<+|-><change>[%], such as p99_ttft_ms:+10% or request_throughput:-5% (got "p99_ttft_ms+10%")',
+        '  - --fail-off is not a flag of servebench compare; valid: --markdown, --fail-on, --help',
+        '',
+      ].join('\n'),
+    )
+    const missing = await runCli(['compare', A, B, '--fail-on', 'p99_e2el_ms:+10%'])
+    expect(missing.code).toBe(2)
+    expect(missing.stdout).toBe('')
+    expect(missing.stderr).toBe(
+      `servebench: Invalid configuration (2 issues):\n  - --fail-on p99_e2el_ms:+10% names "p99_e2el_ms", which ${A} has no number for\n  - --fail-on p99_e2el_ms:+10% names "p99_e2el_ms", which ${B} has no number for\n`,
+    )
+  })
 })
 
 describe('multi-turn', () => {

@@ -105,7 +105,7 @@ describe('--segment and servebench merge', () => {
     ]
     const runs = await Promise.all([runCli(args(0)), runCli(args(1))])
     for (const run of runs) expect(run.code, run.stderr).toBe(0)
-    expect(runs[0]!.stdout).toContain('servebench: segment 0/2 written to')
+    expect(runs[0]!.stdout).toContain('servebench: segment written to')
     const segments = [join(out, 'run.segment-0-of-2.json'), join(out, 'run.segment-1-of-2.json')]
     const merged = await runCli([
       'merge',

@@ -70,6 +70,15 @@ describe('layering', () => {
     expect(violations).toEqual([])
   })
 
+  it('config/, the base layer, imports nothing from datasets/ (the dataset registry sits above it)', () => {
+    const edges = listTs(join(SRC, 'config'))
+      .filter((file) => !file.endsWith('.test.ts'))
+      .flatMap((file) => importsOf(file).map((target) => `${relative(SRC, file)} imports ${target}`))
+      .filter((edge) => / imports datasets\//.test(edge))
+    expect(edges).toEqual([])
+    expect(importsOf(join(SRC, 'options/serve-flags.ts'))).toContain('datasets/registry.ts')
+  })
+
   it('library code outside the CLI and the reporter never calls console.log', () => {
     const offenders = listTs(SRC)
       .map((file) => relative(SRC, file))

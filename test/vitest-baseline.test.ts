@@ -40,14 +40,28 @@ describe('toMatchBaseline', () => {
     const run = await bench()
     expect(run.output).not.toContain('Baseline regression')
     expect(run.code).toBe(0)
+    const comment = await readFile(join(dir, 'results', 'servebench-pr-comment.md'), 'utf8')
+    expect(comment).toMatch(/^<!-- servebench:pr-comment -->\n## servebench: ✅ all \d+ checks passed\n/)
+    expect(comment).toMatch(
+      /^\| baseline\.bench\.ts › decode speed \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| [+-]\d+\.\d% \| [+-]\d+\.\d% … [+-]\d+\.\d% \| ✅ pass \|$/m,
+    )
   })
 
   it('catches a 30% slower inter-token latency with the change, its interval and p-value', async () => {
-    const run = await bench({ SB_ITL_MS: '6.5' })
+    const run = await bench({ SB_ITL_MS: '6.5', SB_HTML: '1' })
     expect(run.code).toBe(1)
     expect(run.output).toMatch(
       /Baseline regression: mean TPOT \+\d+\.\d% \(95% CI \+\d+\.\d% … \+\d+\.\d%, p[=<][\d.]+\).* past the 15% tolerance/,
     )
+    // The PR comment keeps the numbers of the failed row; the report draws the baseline beside the run.
+    const comment = await readFile(join(dir, 'results', 'servebench-pr-comment.md'), 'utf8')
+    expect(comment).toMatch(/^## servebench: ❌ [1-9]\d* of \d+ checks failed$/m)
+    expect(comment).toMatch(
+      /^\| baseline\.bench\.ts › decode speed \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| \+\d+\.\d% \| \+\d+\.\d% … \+\d+\.\d% \| ❌ fail \|$/m,
+    )
+    const html = await readFile(join(dir, 'results', 'servebench-report.html'), 'utf8')
+    expect(html).toContain('"label":"ITL (baseline)"')
+    expect(html).toContain('"label":"ITL (this run)"')
   })
 
   it('re-records with -u, after which the slower server is the new baseline', async () => {

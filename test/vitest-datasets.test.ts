@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
 import { type FakeHub, startFakeHub } from './fake-hub.ts'
 import { writeParquet } from './parquet-writer.ts'
-import { runVitest } from './vitest-helpers.ts'
+import { latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 // One serveBench per dataset builder (test/projects/datasets), end to end through the Vitest face.
 const EXPECTED_COMPLETED: Record<string, number> = {
@@ -64,11 +64,12 @@ describe('a suite with every dataset', () => {
     expect(run.output).not.toMatch(/✗|FAIL/)
     expect(run.code).toBe(0)
 
-    const files = (await readdir(resultDir)).filter((f) => f.startsWith('datasets-datasets-'))
+    const runDir = await latestRunFolder(resultDir)
+    const files = (await readdir(runDir)).filter((f) => f.startsWith('datasets-datasets-'))
     for (const [name, completed] of Object.entries(EXPECTED_COMPLETED)) {
       const matching = files.filter((f) => f.startsWith(`datasets-datasets-${name}-`))
       expect(matching, name).toHaveLength(1)
-      const result = JSON.parse(await readFile(join(resultDir, matching[0]!), 'utf8'))
+      const result = JSON.parse(await readFile(join(runDir, matching[0]!), 'utf8'))
       expect(validateResultFile(result), name).toEqual({ valid: true })
       expect(result.completed, name).toBe(completed)
     }

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO, runVitest } from './vitest-helpers.ts'
+import { latestRunFolder, REPO, runVitest } from './vitest-helpers.ts'
 
 let dir: string
 beforeAll(async () => {
@@ -20,7 +20,7 @@ describe('suite ergonomics', () => {
     expect(run.output).not.toContain('does not exist')
     expect(run.code, run.output).toBe(0)
     expect(
-      (await readdir(join(dir, 'results'))).filter((f) => f.endsWith('.json')).length,
+      (await readdir(await latestRunFolder(join(dir, 'results')))).filter((f) => f.endsWith('.json')).length,
     ).toBeGreaterThanOrEqual(3)
   })
 })

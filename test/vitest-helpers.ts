@@ -1,9 +1,28 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url))
-const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url))
+
+/**
+ * Where the fixture projects run: this repository with its own Vitest and Node, or (from .ci/run,
+ * through test/consumer/run.ts) a consumer install of the packed servebench with another Vitest
+ * and Node: `SERVEBENCH_E2E_ROOT` holds its `node_modules/` and a copy of `test/projects/`, and
+ * `SERVEBENCH_E2E_NODE` is its Node binary.
+ */
+const E2E_ROOT = process.env.SERVEBENCH_E2E_ROOT
+const ROOT = E2E_ROOT ?? REPO
+const VITEST = join(ROOT, 'node_modules/vitest/vitest.mjs')
+const NODE = process.env.SERVEBENCH_E2E_NODE ?? process.execPath
+
+/** The major version of the Vitest that runs the fixture projects. */
+export const E2E_VITEST_MAJOR: number = Number(
+  (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules/vitest/package.json'), 'utf8')) as { version: string }
+  ).version.split('.')[0],
+)
 
 export interface VitestRun {
   code: number
@@ -19,7 +38,7 @@ export function runVitest(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<VitestRun> {
-  if (!existsSync(new URL('../dist/vitest/index.js', import.meta.url))) {
+  if (E2E_ROOT === undefined && !existsSync(new URL('../dist/vitest/index.js', import.meta.url))) {
     throw new Error('dist/ is missing: run `npm run build` before the e2e tests')
   }
   const base: Record<string, string | undefined> = {
@@ -39,13 +58,21 @@ export function runVitest(
   const config = `test/projects/${project}/vitest.config.ts`
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
+      NODE,
       [VITEST, ...args, '-c', config],
-      { cwd: REPO, env: childEnv, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: ROOT, env: childEnv, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
         resolve({ code, output: `${stdout}\n${stderr}` })
       },
     )
   })
+}
+
+/** The newest run folder (`run-<date>-<time>`) under a result directory: where one run's files are. */
+export async function latestRunFolder(resultDir: string): Promise<string> {
+  const runs = (await readdir(resultDir)).filter((f) => /^run-\d{8}-\d{6}/.test(f)).sort()
+  const last = runs.at(-1)
+  if (last === undefined) throw new Error(`no run folder in ${resultDir}`)
+  return join(resultDir, last)
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
-import { runVitest } from './vitest-helpers.ts'
+import { latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -25,7 +25,9 @@ describe('the Vitest face on cancelled and trace-driven runs', () => {
     expect(summary.reason).toBe('interrupted')
     const [bench] = summary.benchmarks
     expect(bench.name).toBe('cancelled mid-run > long run')
-    expect(bench.resultFile).toMatch(/^interrupted-cancelled-mid-run-long-run-infqps-concurrency1-/)
+    expect(bench.resultFile).toMatch(
+      /^run-\d{8}-\d{6}\/interrupted-cancelled-mid-run-long-run-infqps-concurrency1-/,
+    )
     // 60 requests of 64 tokens one at a time take seconds; the bail came after one.
     expect(bench.metrics.completed).toBeGreaterThan(0)
     expect(bench.metrics.completed).toBeLessThan(60)
@@ -40,7 +42,7 @@ describe('the Vitest face on cancelled and trace-driven runs', () => {
     const run = await runVitest('face', ['bench', '--run', 'trace'], { SB_RESULT_DIR: results })
     expect(run.output).toContain('servebench ✓ trace.bench.ts › trace at half speed  6 ok')
     expect(run.code).toBe(0)
-    const files = await readdir(results)
+    const files = await readdir(await latestRunFolder(results))
     expect(files.filter((f) => f.startsWith('trace-trace-at-half-speed-infqps-concurrency4-'))).toHaveLength(
       1,
     )

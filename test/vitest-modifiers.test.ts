@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { decodePng } from './png-decode.ts'
-import { runVitest } from './vitest-helpers.ts'
+import { E2E_VITEST_MAJOR, latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -40,13 +40,14 @@ describe('serveBench modifiers', () => {
       ['run by runIf', 'passed'],
     ])
     // One timeline page next to each result file, named after it.
-    const files = (await readdir(results)).sort()
+    const runDir = await latestRunFolder(results)
+    const files = (await readdir(runDir)).sort()
     const json = files.filter((f) => /^modifiers-run-by-.*\.json$/.test(f))
     expect(json).toHaveLength(2)
     expect(files.filter((f) => f.endsWith('.timeline.html'))).toEqual(
       json.map((f) => f.replace(/\.json$/, '.timeline.html')),
     )
-    const page = await readFile(join(results, json[0]!.replace(/\.json$/, '.timeline.html')), 'utf8')
+    const page = await readFile(join(runDir, json[0]!.replace(/\.json$/, '.timeline.html')), 'utf8')
     expect(page).toContain('<h1>modifiers.bench.ts › run by runIf</h1>')
     expect(page.split('<rect class="ttft"').length - 1).toBe(6)
     // The project sets itlThresholdsMs [1, 1000].
@@ -54,7 +55,7 @@ describe('serveBench modifiers', () => {
     // And one dataset-statistics PNG next to each result file.
     const pngs = files.filter((f) => f.endsWith('.dataset_stats.png'))
     expect(pngs).toEqual(json.map((f) => f.replace(/\.json$/, '.dataset_stats.png')))
-    const png = decodePng(await readFile(join(results, pngs[0]!)))
+    const png = decodePng(await readFile(join(runDir, pngs[0]!)))
     expect(png.chunks.every((c) => c.crcOk)).toBe(true)
     expect([png.width, png.height]).toEqual([1400, 1000])
   })
@@ -82,15 +83,19 @@ describe('serveBench modifiers', () => {
     })
   })
 
-  it('refuses a file that mixes bench() and serveBench, naming the file', async () => {
-    const run = await runVitest('face', ['bench', '--run', 'mixed'], { SB_RESULT_DIR: join(dir, 'c') })
-    expect(run.code).toBe(1)
-    expect(run.output).toMatch(
-      /FAIL {2}mixed\.bench\.ts \[ mixed\.bench\.ts \]\nError: servebench: this file mixes serveBench\(\) and bench\(\); move the bench\(\) micro-benchmarks to their own file/,
-    )
-    // Nothing was sent.
-    expect((await summaryOf(join(dir, 'c'))).benchmarks).toEqual([
-      expect.objectContaining({ name: 'a serving benchmark', state: 'skipped', resultFile: null }),
-    ])
-  })
+  // Vitest 4 only: Vitest 5 has no top-level bench(), so such a file cannot be written there.
+  it.skipIf(E2E_VITEST_MAJOR >= 5)(
+    'refuses a file that mixes bench() and serveBench, naming the file',
+    async () => {
+      const run = await runVitest('face', ['bench', '--run', 'mixed'], { SB_RESULT_DIR: join(dir, 'c') })
+      expect(run.code).toBe(1)
+      expect(run.output).toMatch(
+        /FAIL {2}mixed\.bench\.ts \[ mixed\.bench\.ts \]\nError: servebench: this file mixes serveBench\(\) and bench\(\); move the bench\(\) micro-benchmarks to their own file/,
+      )
+      // Nothing was sent.
+      expect((await summaryOf(join(dir, 'c'))).benchmarks).toEqual([
+        expect.objectContaining({ name: 'a serving benchmark', state: 'skipped', resultFile: null }),
+      ])
+    },
+  )
 })

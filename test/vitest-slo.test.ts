@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { validateResultFile } from '../src/report/schema/index.ts'
-import { runVitest } from './vitest-helpers.ts'
+import { latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -19,16 +19,22 @@ describe('vitest bench', () => {
     const run = await runVitest('slo', ['bench', '--run', 'slo-pass'], {
       SB_RESULT_DIR: join(dir, 'results'),
       GITHUB_STEP_SUMMARY: stepSummary,
+      SB_CSV: '1',
+      SB_HTML: '1',
+      SB_HISTORY: join(dir, 'history.jsonl'),
+      GITHUB_SHA: '0123abcd',
     })
     expect(run.output).toContain('servebench ✓ slo-pass.bench.ts › chat > holds its SLO  36 ok')
     expect(run.code).toBe(0)
 
-    const files = await readdir(join(dir, 'results'))
-    const results = files.filter((f) =>
-      f.startsWith('slo-pass-chat-holds-its-SLO-infqps-concurrency4-sim-model-'),
+    const runDir = await latestRunFolder(join(dir, 'results'))
+    const files = await readdir(runDir)
+    const results = files.filter(
+      (f) =>
+        f.startsWith('slo-pass-chat-holds-its-SLO-infqps-concurrency4-sim-model-') && f.endsWith('.json'),
     )
     expect(results).toHaveLength(1)
-    const result = JSON.parse(await readFile(join(dir, 'results', results[0]!), 'utf8'))
+    const result = JSON.parse(await readFile(join(runDir, results[0]!), 'utf8'))
     expect(validateResultFile(result)).toEqual({ valid: true })
     // One extra round of 12 requests decided the p90 bound; the result holds both rounds.
     expect(result).toMatchObject({ completed: 36, failed: 0, label: 'holds its SLO', max_concurrency: 4 })
@@ -62,6 +68,36 @@ describe('vitest bench', () => {
     expect(markdown).toContain('## servebench: 1 benchmark, all passed')
     expect(markdown).toContain('| ✅ | slo-pass.bench.ts › chat > holds its SLO | 36 |')
     expect(markdown).toBe(`${await readFile(join(dir, 'results', 'servebench-summary.md'), 'utf8')}\n`)
+    expect(markdown).toMatch(
+      /\| slo-pass\.bench\.ts › chat > holds its SLO \| p90 TTFT \| ≤ 2000 ms \| [\d.]+ ms \| -\d+\.\d% \| [\d.]+ ms … [\d.]+ ms \| ✅ pass \|/,
+    )
+
+    // The PR comment, the CSVs, the history line and the HTML report of the same run.
+    const comment = await readFile(join(dir, 'results', 'servebench-pr-comment.md'), 'utf8')
+    expect(comment).toMatch(/^<!-- servebench:pr-comment -->\n## servebench: ✅ all \d+ checks passed\n/)
+    expect(comment).toContain('| slo-pass.bench.ts › chat > holds its SLO | p90 TTFT | ≤ 2000 ms |')
+    const summaryCsv = (await readFile(join(dir, 'results', 'servebench-summary.csv'), 'utf8')).split('\r\n')
+    expect(summaryCsv[0]).toMatch(/^name,date,completed,failed,/)
+    expect(summaryCsv[1]).toMatch(/^slo-pass\.bench\.ts › chat > holds its SLO,\d{8}-\d{6},36,0,/)
+    const requestsCsv = await readFile(join(runDir, results[0]!.replace(/\.json$/, '.requests.csv')), 'utf8')
+    expect(requestsCsv.trimEnd().split('\r\n')).toHaveLength(37)
+    const history = (await readFile(join(dir, 'history.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(history).toHaveLength(1)
+    expect(history[0]).toMatchObject({
+      v: 1,
+      commit: '0123abcd',
+      benchmark: 'slo-pass.bench.ts › chat > holds its SLO',
+      fingerprint: bench.fingerprint,
+      verdict: 'pass',
+      metrics: { completed: 36, failed: 0 },
+    })
+    const html = await readFile(join(dir, 'results', 'servebench-report.html'), 'utf8')
+    expect(html).toContain('"id":"b0-ttft-cdf"')
+    expect(html).toContain('p90 TTFT ≤ 2000 ms ✓ pass')
+    expect(html).toContain('"id":"trend-0"')
   })
 
   it('fails a suite whose SLO cannot hold, naming the bound', async () => {
@@ -81,7 +117,7 @@ describe('vitest bench', () => {
       state: 'failed',
       verdicts: [{ matcher: 'toMeetSLO', pass: false }],
     })
-    expect(summary.benchmarks[0].resultFile).toMatch(/^slo-fail-chat-misses-its-SLO-/)
+    expect(summary.benchmarks[0].resultFile).toMatch(/^run-\d{8}-\d{6}\/slo-fail-chat-misses-its-SLO-/)
   })
 
   it('reports a check it cannot decide within the budget as inconclusive, failing it only under the fail policy', async () => {

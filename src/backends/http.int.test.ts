@@ -24,13 +24,23 @@ function makeRequest(url: string, index: number): BackendRequest {
   }
 }
 
+// Each response is held until every request has arrived, or until no new one has arrived for
+// 200 ms (the pool holds the rest back), so the peak does not depend on how busy the machine is.
 async function runConcurrent(connections: number, requests: number): Promise<number> {
-  server = await startScriptServer((_request, response) =>
-    playSse(response, [
-      { kind: 'sleep', ms: 30 },
-      { kind: 'write', data: sse({ choices: [{ text: 'x' }] }) },
-    ]),
-  )
+  let arrived = 0
+  let release: () => void = () => {}
+  const allArrived = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let quiet: NodeJS.Timeout | undefined
+  server = await startScriptServer(async (_request, response) => {
+    arrived += 1
+    clearTimeout(quiet)
+    if (arrived >= requests) release()
+    else quiet = setTimeout(release, 500)
+    await allArrived
+    await playSse(response, [{ kind: 'write', data: sse({ choices: [{ text: 'x' }] }) }])
+  })
   const client = new HttpClient({ connections })
   const backend = getBackend('vllm')
   const url = `${server.baseUrl}${backend.defaultEndpointPath}`
@@ -71,6 +81,10 @@ describe('BACKENDS', () => {
       'openai-audio',
       'openai-embeddings',
       'openai-embeddings-chat',
+      'openai-embeddings-clip',
+      'openai-embeddings-vlm2vec',
+      'infinity-embeddings',
+      'infinity-embeddings-clip',
       'vllm-pooling',
       'vllm-rerank',
     ])

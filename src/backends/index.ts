@@ -3,6 +3,12 @@ import { audioBackend } from './audio.ts'
 import { chatBackend } from './chat.ts'
 import { createCompletionsBackend } from './completions.ts'
 import { embeddingsBackend, embeddingsChatBackend } from './embeddings.ts'
+import {
+  embeddingsClipBackend,
+  embeddingsVlm2vecBackend,
+  infinityEmbeddingsBackend,
+  infinityEmbeddingsClipBackend,
+} from './embeddings-multimodal.ts'
 import { poolingBackend } from './pooling.ts'
 import { rerankBackend } from './rerank.ts'
 import { responsesBackend } from './responses.ts'
@@ -19,6 +25,10 @@ export const BACKENDS: { readonly [K in BackendName]: Backend } = {
   'openai-audio': audioBackend,
   'openai-embeddings': embeddingsBackend,
   'openai-embeddings-chat': embeddingsChatBackend,
+  'openai-embeddings-clip': embeddingsClipBackend,
+  'openai-embeddings-vlm2vec': embeddingsVlm2vecBackend,
+  'infinity-embeddings': infinityEmbeddingsBackend,
+  'infinity-embeddings-clip': infinityEmbeddingsClipBackend,
   'vllm-pooling': poolingBackend,
   'vllm-rerank': rerankBackend,
 }

@@ -3,6 +3,7 @@ import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { headerText } from './request-errors.ts'
+import { vllmResponseHeaders } from './server-details.ts'
 import {
   buildHeaders,
   createAbort,
@@ -74,15 +75,33 @@ export async function sendPoolingRequest(
     }
     output.ttftS = elapsedS
     output.latencyS = elapsedS
+    const metadata = vllmResponseHeaders(response.headers)
+    if (metadata !== undefined) output.responseMetadata = metadata
+    const encoding = body.encoding_format
     let answer: string
     try {
-      answer = await response.body.text()
+      // A binary embedding body (`bytes`, `bytes_only`) is read to its end and dropped.
+      if (encoding === 'bytes' || encoding === 'bytes_only') {
+        for await (const _chunk of response.body) {
+          // Read, not kept.
+        }
+        answer = ''
+      } else {
+        answer = await response.body.text()
+      }
     } catch (error) {
       output.error = `Stream error: ${describeFailure(error, req, abort?.reason)}`
       return output
     }
     output.success = true
-    const promptTokens = usagePromptTokens(answer)
+    // Python `_run_pooling_request`: `bytes` carries its usage in the JSON `metadata` header;
+    // `bytes_only` carries none, so the dataset's prompt length stays.
+    const promptTokens =
+      encoding === 'bytes'
+        ? usagePromptTokens(headerText(response.headers.metadata))
+        : encoding === 'bytes_only'
+          ? undefined
+          : usagePromptTokens(answer)
     if (promptTokens !== undefined) output.promptLen = promptTokens
     return output
   } finally {
@@ -90,8 +109,9 @@ export async function sendPoolingRequest(
   }
 }
 
-/** `usage.prompt_tokens` of a JSON body; undefined when the body is not JSON or has none. */
-function usagePromptTokens(text: string): number | undefined {
+/** `usage.prompt_tokens` of a JSON text; undefined when it is not JSON or has none. */
+function usagePromptTokens(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
   try {
     const usage = (JSON.parse(text) as { usage?: { prompt_tokens?: unknown } } | null)?.usage
     return typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : undefined

@@ -69,8 +69,12 @@ describe('pooling payloads', () => {
       .filter((b) => b.task === 'pooling')
       .map((b) => b.name)
     expect(pooling.sort()).toEqual([
+      'infinity-embeddings',
+      'infinity-embeddings-clip',
       'openai-embeddings',
       'openai-embeddings-chat',
+      'openai-embeddings-clip',
+      'openai-embeddings-vlm2vec',
       'vllm-pooling',
       'vllm-rerank',
     ])

@@ -11,6 +11,7 @@ import {
   isNotAStream,
   isTimeout,
 } from './request-errors.ts'
+import { vllmResponseHeaders } from './server-details.ts'
 import { StreamLimitError } from './stream-limits.ts'
 import { type Abort, NO_VALID_CHUNK_ERROR, type StreamHandler } from './stream-request.ts'
 import type { BackendRequest } from './types.ts'
@@ -92,6 +93,8 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
         headBytes: 0,
         totalBytes: 0,
       }
+      const metadata = vllmResponseHeaders(headers)
+      if (metadata !== undefined) this.output.responseMetadata = metadata
       this.stream = this.createHandler(this.output)
     }
   }

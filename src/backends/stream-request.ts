@@ -1,6 +1,7 @@
 import type { request } from 'undici'
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
+import { readCachedTokens, readServerMetrics } from './server-details.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
 import { StreamDispatch } from './stream-dispatch.ts'
 import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
@@ -227,7 +228,12 @@ class StreamState implements StreamHandler {
       return // Rust: a message that is not JSON is skipped.
     }
     if (typeof message !== 'object' || message === null) return
-    const { choices, usage, error } = message as { choices?: unknown; usage?: unknown; error?: unknown }
+    const { choices, usage, error, metrics } = message as {
+      choices?: unknown
+      usage?: unknown
+      error?: unknown
+      metrics?: unknown
+    }
     const output = this.output
     if (Array.isArray(choices) && choices.length > 0) {
       if (this.firstMs < 0) {
@@ -253,7 +259,9 @@ class StreamState implements StreamHandler {
       }
       if (typeof completionTokens === 'number') output.outputTokens = completionTokens
       if (typeof promptTokens === 'number') output.promptLen = promptTokens
+      readCachedTokens(usage, output)
     }
+    if (metrics !== undefined) readServerMetrics(metrics, output)
     if (error !== undefined && error !== null) this.serverError = serverErrorText(error)
   }
 }

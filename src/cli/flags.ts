@@ -1,4 +1,4 @@
-import { DATASET_NAMES } from '../config/dataset-registry.ts'
+import { DATASET_FLAG_ROWS, DATASET_NAMES } from '../datasets/registry.ts'
 
 /**
  * The flag table of `servebench serve`: one row per long flag, in Python spelling. The parser,
@@ -58,6 +58,10 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
       'openai-audio',
       'openai-embeddings',
       'openai-embeddings-chat',
+      'openai-embeddings-clip',
+      'openai-embeddings-vlm2vec',
+      'infinity-embeddings',
+      'infinity-embeddings-clip',
       'vllm-pooling',
       'vllm-rerank',
     ],
@@ -69,7 +73,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--port', 'int', 'Endpoint', 'Server port, used when --base-url is not given.', { default: '8000' }),
   s('--endpoint', 'string', 'Endpoint', 'API path appended to the base URL.', {
     default:
-      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /pooling, /v1/rerank, /v1/audio/transcriptions',
+      'per backend: /v1/completions, /v1/chat/completions, /v1/responses, /v1/embeddings, /embeddings (infinity), /pooling, /v1/rerank, /v1/audio/transcriptions',
   }),
   s(
     '--header',
@@ -146,33 +150,8 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--seed', 'int', 'Dataset', 'Seed for the dataset and the arrival schedule.', { default: '0' }),
   s('--input-len', 'int', 'Dataset', 'Alias of --random-input-len.'),
   s('--output-len', 'int', 'Dataset', 'Alias of --random-output-len.'),
-  s('--random-input-len', 'int', 'Dataset', 'Prompt tokens per request (special tokens included).', {
-    default: '1024',
-  }),
-  s('--random-output-len', 'int', 'Dataset', 'Output tokens per request.', { default: '128' }),
-  s('--random-prefix-len', 'int', 'Dataset', 'Shared prefix tokens before every prompt.', { default: '0' }),
-  s(
-    '--random-range-ratio',
-    'string',
-    'Dataset',
-    'r in [0,1) or {"input":a,"output":b}: lengths from [L(1-r), L(1+r)].',
-    {
-      default: '0.0',
-    },
-  ),
-  s(
-    '--random-batch-size',
-    'int',
-    'Dataset',
-    'Inputs per request (pooling backends; random-rerank: documents).',
-    {
-      default: '1',
-    },
-  ),
-  s('--prompt-token-ids', 'boolean', 'Dataset', 'Send prompts as token-id lists (completions backends).', {
-    parity: 'rust',
-  }),
-  s('--disable-shuffle', 'boolean', 'Dataset', 'Keep dataset order (no effect on random).'),
+  // Each dataset's own flags, from its module (datasets/registry.ts).
+  ...DATASET_FLAG_ROWS.map((row) => s(row.name, row.type, 'Dataset', row.help, row)),
   s(
     '--max-model-len',
     'int',
@@ -181,231 +160,11 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     { parity: 'rust' },
   ),
   s(
-    '--no-oversample',
-    'boolean',
-    'Dataset',
-    'Do not repeat samples of a small dataset (no effect on random).',
-  ),
-  s(
-    '--sharegpt-output-len',
-    'int',
-    'Dataset',
-    'sharegpt: fixed output length (skips the minimum-output check).',
-  ),
-  s('--sonnet-input-len', 'int', 'Dataset', 'sonnet: most prompt tokens per request.', {
-    default: '550',
-    parity: 'python',
-  }),
-  s('--sonnet-output-len', 'int', 'Dataset', 'sonnet: output tokens per request.', {
-    default: '150',
-    parity: 'python',
-  }),
-  s('--sonnet-prefix-len', 'int', 'Dataset', 'sonnet: tokens of poem lines shared by every prompt.', {
-    default: '200',
-    parity: 'python',
-  }),
-  s(
-    '--custom-output-len',
-    'int',
-    'Dataset',
-    "custom, custom_image: output tokens per request; custom: -1 takes each line's output_tokens.",
-    {
-      default: '256',
-    },
-  ),
-  s(
-    '--skip-chat-template',
-    'boolean',
-    'Dataset',
-    "custom, hf (InstructCoder, MT-Bench, Blazedit): send prompts without the tokenizer's chat template.",
-  ),
-  s(
     '--chat-template-kwargs',
     'string',
     'Dataset',
     'JSON object of chat-template variables for client-side templating, e.g. \'{"enable_thinking": false}\'.',
     { parity: 'python' },
-  ),
-  s(
-    '--custom-ensure-client-side-data',
-    'boolean',
-    'Dataset',
-    'custom_image: load local and http(s) images on the client and send them as base64 data URLs.',
-    { parity: 'python' },
-  ),
-  s('--hf-name', 'string', 'Dataset', 'hf: dataset id that picks the family when --dataset-path is local.', {
-    parity: 'python',
-  }),
-  s('--hf-subset', 'string', 'Dataset', 'hf: config; default "default", else the first.'),
-  s('--hf-split', 'string', 'Dataset', 'hf: split; default train > test > validation > the first.'),
-  s(
-    '--hf-output-len',
-    'int',
-    'Dataset',
-    "hf: fixed output length; default the family's, else the reference.",
-  ),
-  s('--hf-text-column', 'string', 'Dataset', 'hf: prompt column; default auto-detected.', { parity: 'rust' }),
-  s('--no-stream', 'boolean', 'Dataset', 'Accepted: hf shards are always read whole.', {
-    status: 'accepted',
-    parity: 'python',
-  }),
-  s('--prefix-repetition-prefix-len', 'int', 'Dataset', 'prefix_repetition: tokens of each shared prefix.', {
-    default: '256',
-  }),
-  s('--prefix-repetition-suffix-len', 'int', 'Dataset', 'prefix_repetition: tokens after the prefix.', {
-    default: '256',
-  }),
-  s('--prefix-repetition-num-prefixes', 'int', 'Dataset', 'prefix_repetition: number of distinct prefixes.', {
-    default: '10',
-  }),
-  s('--prefix-repetition-output-len', 'int', 'Dataset', 'prefix_repetition: output tokens per request.', {
-    default: '128',
-  }),
-  s('--random-mm-base-items-per-request', 'int', 'Dataset', 'random-mm: items per request.', {
-    default: '1',
-  }),
-  s(
-    '--random-mm-num-mm-items-range-ratio',
-    'number',
-    'Dataset',
-    'random-mm: r in [0,1]; the item count is drawn from [n(1-r), n(1+r)].',
-    { default: '0.0' },
-  ),
-  s(
-    '--random-mm-limit-mm-per-prompt',
-    'string',
-    'Dataset',
-    'random-mm: per-modality caps as JSON; missing keys are 255 images, 1 video.',
-    { default: '{"image": 255, "video": 1}' },
-  ),
-  s(
-    '--random-mm-bucket-config',
-    'string',
-    'Dataset',
-    'random-mm: {(height, width, frames): weight, ...}; weights are normalised; frames > 1 is an MP4 video.',
-    { default: '{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}' },
-  ),
-  s(
-    '--enable-multimodal-chat',
-    'boolean',
-    'Dataset',
-    'custom_audio: send each clip to openai-chat as an input_audio part (required there). Accepted by random-mm and custom_image, whose user message (text, then images) is the same either way.',
-  ),
-  s(
-    '--no-reranker',
-    'boolean',
-    'Dataset',
-    'random-rerank for an embedding model: the query is one more input.',
-  ),
-  s(
-    '--speed-bench-dataset-subset',
-    'string',
-    'Dataset',
-    'speed_bench: which {subset}.jsonl of the --dataset-path directory.',
-    {
-      aliases: ['--speed-bench-config'],
-      default: 'qualitative',
-      choices: [
-        'qualitative',
-        'throughput_1k',
-        'throughput_2k',
-        'throughput_8k',
-        'throughput_16k',
-        'throughput_32k',
-      ],
-    },
-  ),
-  s('--speed-bench-output-len', 'int', 'Dataset', 'speed_bench: output tokens per request.', {
-    default: '4096',
-  }),
-  s('--speed-bench-category', 'string', 'Dataset', 'speed_bench: keep only this category (exact match).'),
-  s('--spec-bench-output-len', 'int', 'Dataset', 'spec_bench: output tokens per request.', {
-    default: '256',
-    parity: 'python',
-  }),
-  s('--spec-bench-category', 'string', 'Dataset', 'spec_bench: keep only this category.', {
-    parity: 'python',
-  }),
-  s('--blazedit-min-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≥ this.', {
-    parity: 'python',
-  }),
-  s('--blazedit-max-distance', 'number', 'Dataset', 'hf Blazedit: keep rows with norm_distance ≤ this.', {
-    parity: 'python',
-  }),
-  s(
-    '--asr-min-audio-len-sec',
-    'number',
-    'Dataset',
-    'hf ASR sets: skip rows whose audio is shorter (seconds).',
-    {
-      default: '0.0',
-      parity: 'python',
-    },
-  ),
-  s(
-    '--asr-max-audio-len-sec',
-    'number',
-    'Dataset',
-    'hf ASR sets: skip rows whose audio is longer (seconds).',
-    {
-      default: 'inf',
-      parity: 'python',
-    },
-  ),
-  s(
-    '--bfcl-categories',
-    'string',
-    'Dataset',
-    'hf BFCL: comma-separated v3 categories (files BFCL_v3_<category>.json).',
-    { default: 'simple,live_simple,multiple', parity: 'python' },
-  ),
-  s(
-    '--timed-trace-chunk-hash-size',
-    'int',
-    'Dataset',
-    'timed_trace: prompt tokens each hash id stands for.',
-    {
-      default: '16',
-    },
-  ),
-  s(
-    '--timed-trace-sec-multiplier',
-    'number',
-    'Dataset',
-    'timed_trace: seconds per trace time unit (0.001 for ms).',
-    {
-      default: '1.0',
-    },
-  ),
-  s('--timed-trace-label-timestamp', 'string', 'Dataset', 'timed_trace: JSON field of the timestamp.', {
-    default: 'timestamp',
-  }),
-  s('--timed-trace-label-input-length', 'string', 'Dataset', 'timed_trace: JSON field of the input length.', {
-    default: 'input_length',
-  }),
-  s(
-    '--timed-trace-label-output-length',
-    'string',
-    'Dataset',
-    'timed_trace: JSON field of the output length.',
-    {
-      default: 'output_length',
-    },
-  ),
-  s('--timed-trace-label-hash-ids', 'string', 'Dataset', 'timed_trace: JSON field of the hash ids.', {
-    default: 'hash_ids',
-  }),
-  s(
-    '--self-timed',
-    'boolean',
-    'Dataset',
-    'timed_trace: send each request at its trace timestamp (the default).',
-  ),
-  s(
-    '--no-self-timed',
-    'boolean',
-    'Dataset',
-    'timed_trace: use --request-rate and --burstiness instead of the trace times.',
   ),
   // Traffic
   s('--request-rate', 'rate', 'Traffic', 'Requests per second, or inf to send all at once.', {
@@ -650,6 +409,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   ),
   s('--no-steady-state', 'boolean', 'Metrics', 'Do not compute the steady-state window.', { parity: 'rust' }),
   s(
+    '--server-metrics-interval',
+    'number',
+    'Metrics',
+    "Scrape the server's Prometheus /metrics every N seconds during the timed run (running and waiting requests, KV-cache usage, prefix-cache hits, preemptions, …) and keep the series in the result under server_metrics.",
+    { parity: 'servebench' },
+  ),
+  s(
     '--plot-timeline',
     'boolean',
     'Metrics',
@@ -674,6 +440,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   s('--save-result', 'boolean', 'Output', 'Write the result JSON.'),
   s('--save-detailed', 'boolean', 'Output', 'Include per-request arrays in the result JSON.'),
   s('--append-result', 'boolean', 'Output', 'Append the result as one JSON line (implies saving).'),
+  s(
+    '--report-cached-tokens',
+    'boolean',
+    'Output',
+    'Sum usage.prompt_tokens_details.cached_tokens into total_cached_tokens (vLLM needs --enable-prompt-tokens-details).',
+    { parity: 'python' },
+  ),
   s('--result-dir', 'string', 'Output', 'Directory for result files (created).'),
   s('--result-filename', 'string', 'Output', 'Result file name (default: Python naming convention).'),
   s('--label', 'string', 'Output', 'Label for the result file name and the `label` key.'),
@@ -751,7 +524,20 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'Unix time in ms at which the timed run starts (after the ready check and warm-ups), so that segments on several machines start together.',
     { parity: 'servebench' },
   ),
-  s('--help', 'boolean', 'Client', 'Show this help.', { aliases: ['-h'], parity: 'servebench' }),
+  s(
+    '--config',
+    'string',
+    'Client',
+    'Read flags from a YAML file: keys are long flag names (num-prompts: 100); flags on the command line win.',
+    { parity: 'python' },
+  ),
+  s(
+    '--help',
+    'boolean',
+    'Client',
+    'Show this help; --help=<group or keyword> shows one group or the flags whose names contain the word.',
+    { aliases: ['-h'], parity: 'servebench' },
+  ),
 ]
 
 /** Lookup by canonical name and alias, with underscores accepted in place of dashes (as Python's parser). */

@@ -1,7 +1,11 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { renderDatasetTable } from '../datasets/registry.ts'
 import { type FlagSpec, SERVE_FLAGS } from './flags.ts'
 
-/** The flag table of docs/cli.md, generated from `flags.ts` (`npm run docs:cli`; a test checks it is current). */
+/**
+ * The flag table of docs/cli.md, generated from `flags.ts` (`npm run docs:cli`, which also writes the
+ * dataset table of docs/datasets.md from the dataset registry; tests check both are current).
+ */
 export function renderFlagTable(flags: readonly FlagSpec[] = SERVE_FLAGS): string {
   const escapeCell = (text: string): string => text.replaceAll('|', '\\|')
   const rows = flags.map((flag) => {
@@ -20,6 +24,17 @@ export function renderFlagTable(flags: readonly FlagSpec[] = SERVE_FLAGS): strin
 
 export const CLI_DOC_PATH = new URL('../../docs/cli-flags.md', import.meta.url)
 
+export const DATASETS_DOC_PATH = new URL('../../docs/datasets.md', import.meta.url)
+
+/** docs/datasets.md with its dataset table (header line to the first blank line) replaced by the registry's. */
+export function withDatasetTable(doc: string): string {
+  const start = doc.indexOf('| `--dataset-name` | DSL builder |')
+  if (start < 0) throw new Error('docs/datasets.md has no dataset table to replace')
+  const end = doc.indexOf('\n\n', start)
+  return `${doc.slice(0, start)}${renderDatasetTable()}${end < 0 ? '\n' : doc.slice(end)}`
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   writeFileSync(CLI_DOC_PATH, renderFlagTable())
+  writeFileSync(DATASETS_DOC_PATH, withDatasetTable(readFileSync(DATASETS_DOC_PATH, 'utf8')))
 }

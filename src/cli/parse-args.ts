@@ -6,9 +6,13 @@ export type ParsedFlags = Map<string, string | string[] | true>
 
 /**
  * Parse `--flag value`, `--flag=value`, boolean `--flag`, and multi-value flags (`--header A=1 B=2`)
- * against a flag table. Every problem is collected and thrown together as one `ConfigError`.
+ * against a flag table (`command` names it in messages). Every problem is collected and thrown together as one `ConfigError`.
  */
-export function parseArgs(argv: readonly string[], table: readonly FlagSpec[] = SERVE_FLAGS): ParsedFlags {
+export function parseArgs(
+  argv: readonly string[],
+  table: readonly FlagSpec[] = SERVE_FLAGS,
+  command = 'servebench serve',
+): ParsedFlags {
   const lookup = table === SERVE_FLAGS ? findFlag : (token: string) => findIn(table, token)
   const flags: ParsedFlags = new Map()
   const issues: ConfigIssue[] = []
@@ -23,7 +27,7 @@ export function parseArgs(argv: readonly string[], table: readonly FlagSpec[] = 
     const inline = eq === -1 ? undefined : token.slice(eq + 1)
     const spec = lookup(name)
     if (!spec) {
-      issues.push({ path: name, message: `is not a servebench serve flag${suggest(name, table)}` })
+      issues.push({ path: name, message: `is not a ${command} flag${suggest(name, table)}` })
       // Its values would otherwise be reported as stray tokens.
       while (inline === undefined && i + 1 < argv.length && !isFlagToken(argv[i + 1]!)) i++
       continue

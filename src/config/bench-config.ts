@@ -12,6 +12,10 @@ export type BackendName =
   | 'openai-audio'
   | 'openai-embeddings'
   | 'openai-embeddings-chat'
+  | 'openai-embeddings-clip'
+  | 'openai-embeddings-vlm2vec'
+  | 'infinity-embeddings'
+  | 'infinity-embeddings-clip'
   | 'vllm-pooling'
   | 'vllm-rerank'
 
@@ -75,6 +79,12 @@ export interface RandomDatasetConfig {
   batchSize: number
   /** Send token-id arrays instead of text. */
   promptTokenIds: boolean
+  /**
+   * Rust's bimodal prefix cache (`--random-cache-hit-fraction`, `--random-cache-ratio`): a
+   * `fraction` of the prompts are warm and start with `ratio` of their length from one shared
+   * prefix; the rest share nothing. `inputLen` is then each prompt's whole length. Absent when off.
+   */
+  cacheHit?: { fraction: number; ratio: number }
 }
 
 /** `--dataset-name random-rerank`: one query and batches of documents (pooling backends). Rust §4.9. */
@@ -168,6 +178,8 @@ export interface SpeedBenchDatasetConfig {
   subset: SpeedBenchSubset
   outputLen: number
   category?: string
+  /** `--speed-bench-max-input-len` (Rust): longer prompts keep the text of their first this many tokens. */
+  maxInputLen?: number
   disableShuffle: boolean
   noOversample: boolean
 }
@@ -333,6 +345,8 @@ export interface GoodputConfig {
 export interface OutputConfig {
   saveResult: boolean
   saveDetailed: boolean
+  /** `--report-cached-tokens`: write `total_cached_tokens` and its console line. */
+  reportCachedTokens?: boolean
   appendResult: boolean
   resultDir?: string
   resultFilename?: string
@@ -379,6 +393,11 @@ export interface BenchConfig {
   metadata: Array<[string, string]>
   output: OutputConfig
   disableTqdm: boolean
+  /**
+   * `--server-metrics-interval`: scrape `/metrics` every this many seconds during the timed run
+   * into `server_metrics` (docs/reports.md); undefined = no scraping.
+   */
+  serverMetricsIntervalS?: number
   /** `--max-failure-ratio`: warn above this failed fraction (Vitest: fail); undefined = 0.05. */
   maxFailureRatio?: number
   /** `--fail-on-error-ratio`: the CLI exits 1 above this failed fraction; undefined = never. */

@@ -1,6 +1,6 @@
 /**
  * What every `--dataset-name` flag resolver gets, and the flag checks several datasets share.
- * `datasets/resolve-*.ts` hold the resolvers; `datasets/resolvers.ts` registers them.
+ * Each dataset module (`datasets/<family>/<name>.ts`) holds its resolver; `datasets/registry.ts` lists them.
  */
 import type { ConfigIssue } from '../errors.ts'
 import type { BackendName, DatasetConfig, TokenizerConfig } from './bench-config.ts'

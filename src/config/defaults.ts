@@ -9,6 +9,10 @@ export const DEFAULT_ENDPOINT_PATHS: { readonly [K in BackendName]: string } = {
   'openai-audio': '/v1/audio/transcriptions',
   'openai-embeddings': '/v1/embeddings',
   'openai-embeddings-chat': '/v1/embeddings',
+  'openai-embeddings-clip': '/v1/embeddings',
+  'openai-embeddings-vlm2vec': '/v1/embeddings',
+  'infinity-embeddings': '/embeddings',
+  'infinity-embeddings-clip': '/embeddings',
   'vllm-pooling': '/pooling',
   'vllm-rerank': '/v1/rerank',
 }
@@ -17,9 +21,19 @@ export const DEFAULT_ENDPOINT_PATHS: { readonly [K in BackendName]: string } = {
 export const POOLING_BACKENDS: readonly BackendName[] = [
   'openai-embeddings',
   'openai-embeddings-chat',
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
+  'infinity-embeddings',
+  'infinity-embeddings-clip',
   'vllm-pooling',
   'vllm-rerank',
 ]
+
+/**
+ * Python's `OPENAI_COMPATIBLE_BACKENDS`: the backends whose request function is the completions or
+ * the chat one. Only these get a forced `ignore_eos` and accept the sampling flags.
+ */
+export const OPENAI_COMPATIBLE_BACKENDS: readonly BackendName[] = ['vllm', 'openai', 'openai-chat']
 
 /** Python `--percentile-metrics` default for pooling backends: only E2EL exists. */
 export const DEFAULT_POOLING_PERCENTILE_METRICS: readonly PercentileMetric[] = ['e2el']
@@ -75,7 +89,11 @@ export function defaultRequestIdPrefix(): string {
 /** Datasets for which Python forces `ignore_eos` on OpenAI-compatible (generation) backends. */
 const IGNORE_EOS_DATASETS: ReadonlySet<string> = new Set(['random', 'random-mm', 'timed_trace'])
 
-/** Python: `ignore_eos` is forced for random, random-mm and timed_trace with generation backends. */
+/**
+ * Python: `ignore_eos` is forced for random, random-mm and timed_trace on the OpenAI-compatible
+ * backends (`vllm`, `openai`, `openai-chat`); `openai-responses` and `openai-audio` send it only
+ * with `--ignore-eos`.
+ */
 export function forcesIgnoreEos(datasetKind: string, backend: BackendName): boolean {
-  return IGNORE_EOS_DATASETS.has(datasetKind) && !POOLING_BACKENDS.includes(backend)
+  return IGNORE_EOS_DATASETS.has(datasetKind) && OPENAI_COMPATIBLE_BACKENDS.includes(backend)
 }

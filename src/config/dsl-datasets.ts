@@ -67,6 +67,8 @@ export interface SpeedBenchDatasetOptions extends CommonOptions, OrderOptions {
   outputLen?: number
   /** Keep only this category (exact match). @default every category */
   category?: string
+  /** Cut longer prompts to the text of their first this many tokens (`--speed-bench-max-input-len`; Rust). @default no limit */
+  maxInputLen?: number
 }
 
 /** Options of `datasets.specBench` (`--dataset-name spec_bench`). */

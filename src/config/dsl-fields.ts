@@ -54,6 +54,7 @@ export const TOP_FIELDS: Readonly<Record<string, FieldSpec>> = {
   percentileMetrics: f('--percentile-metrics', 'csv'),
   extraBody: f('--extra-body', 'json'),
   ignoreEos: f('--ignore-eos', 'switch'),
+  reportCachedTokens: f('--report-cached-tokens', 'switch'),
   label: f('--label'),
   metadata: f('--metadata', 'pairs'),
   warmups: f('--num-warmups'),
@@ -65,6 +66,7 @@ export const TOP_FIELDS: Readonly<Record<string, FieldSpec>> = {
   maxFailureRatio: f('--max-failure-ratio'),
   failOnErrorRatio: f('--fail-on-error-ratio'),
   clientThreads: f('--client-threads'),
+  serverMetricsIntervalS: f('--server-metrics-interval'),
 }
 
 /** `sampling: {...}`: the request's sampling parameters, in the API's spelling. */

@@ -67,6 +67,14 @@ export interface RandomDatasetOptions {
   batchSize?: number
   /** Send token-id arrays instead of text. @default false */
   promptTokenIds?: boolean
+  /**
+   * Share of the prompts that are warm (a prefix-cache hit): each starts with `cacheRatio` of its
+   * length from one shared prefix (`--random-cache-hit-fraction`; Rust). Needs `cacheRatio` and
+   * `promptTokenIds`; `inputLen` is then the whole prompt. @default 0 (off)
+   */
+  cacheHitFraction?: number
+  /** Share of each warm prompt that is the shared, cached prefix (`--random-cache-ratio`; Rust). @default 0 (off) */
+  cacheRatio?: number
 }
 
 /** A tagged dataset, as `datasets.<name>(...)` returns it. */
@@ -151,8 +159,13 @@ export interface ServeBenchOptions {
   sampling?: SamplingParams
   /** Merged into each request body (`--extra-body`). @default {} */
   extraBody?: Record<string, unknown>
-  /** `ignore_eos` (`--ignore-eos`). @default true for random, random-mm and timed traces (as Python forces it), else false */
+  /** `ignore_eos` (`--ignore-eos`). @default true for random, random-mm and timed traces on vllm, openai and openai-chat (as Python forces it), else false */
   ignoreEos?: boolean
+  /**
+   * Sum the server's `usage.prompt_tokens_details.cached_tokens` into `total_cached_tokens`
+   * (`--report-cached-tokens`; vLLM reports them with `--enable-prompt-tokens-details`). @default false
+   */
+  reportCachedTokens?: boolean
   /** Label in the result file name and JSON. @default the benchmark's name */
   label?: string
   /** Extra top-level keys of the result JSON (`--metadata`). @default {} */
@@ -165,6 +178,11 @@ export interface ServeBenchOptions {
   requestTimeoutS?: number
   /** Wait up to this long for the endpoint to answer before sending load; 0 skips. @default 0 */
   readyCheckTimeoutS?: number
+  /**
+   * Scrape the server's `/metrics` every this many seconds during the run and keep the series in
+   * the result under `server_metrics` (docs/reports.md). @default undefined (no scraping)
+   */
+  serverMetricsIntervalS?: number
   /** Fail a request whose stream stays silent this long, in seconds (`--read-timeout`). @default none */
   readTimeoutS?: number
   /**

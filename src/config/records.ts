@@ -107,6 +107,14 @@ export interface RequestOutput {
   numInputSequences?: number
   /** Seconds of audio sent (openai-audio); feeds `rtfx`. */
   inputAudioDurationS?: number
+  /** `usage.prompt_tokens_details.cached_tokens` (vLLM `--enable-prompt-tokens-details`); absent when not reported. */
+  cachedTokens?: number
+  /** The usage chunk's `metrics.queue_time_ms`, in seconds; absent when not reported. */
+  serverQueueTimeS?: number
+  /** The usage chunk's `metrics.time_to_first_token_ms`, in seconds; absent when not reported. */
+  serverTtftS?: number
+  /** The answer's `x-vllm-*` headers (routing metadata), by lower-case name; absent when none. */
+  responseMetadata?: Record<string, string>
 }
 
 /** One request as the run recorded it, in dispatch order, failures included. */

@@ -22,6 +22,10 @@ describe('backend flags', () => {
     ['openai-audio', '/v1/audio/transcriptions'],
     ['openai-embeddings', '/v1/embeddings'],
     ['openai-embeddings-chat', '/v1/embeddings'],
+    ['openai-embeddings-clip', '/v1/embeddings'],
+    ['openai-embeddings-vlm2vec', '/v1/embeddings'],
+    ['infinity-embeddings', '/embeddings'],
+    ['infinity-embeddings-clip', '/embeddings'],
     ['vllm-pooling', '/pooling'],
     ['vllm-rerank', '/v1/rerank'],
   ])('%s defaults to %s', (backend, path) => {
@@ -43,7 +47,7 @@ describe('backend flags', () => {
 
   it('refuses --random-batch-size on a generation backend', () => {
     expect(issuesOf(['--random-batch-size', '4'])).toEqual([
-      '--random-batch-size must be 1 with a generation backend (got 4); batches need openai-embeddings, openai-embeddings-chat, vllm-pooling, vllm-rerank',
+      '--random-batch-size must be 1 with a generation backend (got 4); batches need openai-embeddings, openai-embeddings-chat, openai-embeddings-clip, openai-embeddings-vlm2vec, infinity-embeddings, infinity-embeddings-clip, vllm-pooling, vllm-rerank',
     ])
   })
 
@@ -59,10 +63,27 @@ describe('backend flags', () => {
     ])
   })
 
-  it('refuses sampling flags on a pooling backend', () => {
-    expect(issuesOf(['--backend', 'vllm-rerank', '--temperature', '0'])).toEqual([
-      '--temperature is a sampling parameter; --backend vllm-rerank is a pooling backend and generates no tokens',
+  it('drops sampling flags on a pooling backend, as Python does', () => {
+    expect(issuesOf(['--backend', 'vllm-rerank', '--temperature', '0'])).toEqual([])
+    expect(
+      resolve(['--backend', 'vllm-rerank', '--temperature', '0', '--top-k', '5']).request.sampling,
+    ).toEqual({})
+  })
+
+  it('refuses sampling flags with openai-audio, as Python does, naming each flag', () => {
+    expect(issuesOf(['--backend', 'openai-audio', '--temperature', '0', '--top-p', '0.9'])).toEqual([
+      '--temperature is a sampling parameter; Python sends sampling parameters only with the openai-compatible backends (vllm, openai, openai-chat), not --backend openai-audio; send it with --extra-body if your server accepts it',
+      '--top-p is a sampling parameter; Python sends sampling parameters only with the openai-compatible backends (vllm, openai, openai-chat), not --backend openai-audio; send it with --extra-body if your server accepts it',
     ])
+  })
+
+  it('forces ignore_eos on random only for vllm, openai and openai-chat', () => {
+    for (const backend of ['vllm', 'openai', 'openai-chat']) {
+      expect(resolve(['--backend', backend]).request.ignoreEos).toBe(true)
+    }
+    expect(resolve(['--backend', 'openai-responses']).request.ignoreEos).toBe(false)
+    expect(resolve(['--backend', 'openai-responses', '--ignore-eos']).request.ignoreEos).toBe(true)
+    expect(resolve(['--backend', 'openai-embeddings']).request.ignoreEos).toBe(false)
   })
 
   it('refuses --prompt-token-ids on a text-only backend', () => {

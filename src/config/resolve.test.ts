@@ -117,7 +117,7 @@ describe('resolveServeFlags', () => {
       ]),
     ).toThrowErrorMatchingInlineSnapshot(`
       [ConfigError: Invalid configuration (8 issues):
-        - --backend must be one of vllm, openai, openai-chat, openai-responses, openai-audio, openai-embeddings, openai-embeddings-chat, vllm-pooling, vllm-rerank (got "tgi")
+        - --backend must be one of vllm, openai, openai-chat, openai-responses, openai-audio, openai-embeddings, openai-embeddings-chat, openai-embeddings-clip, openai-embeddings-vlm2vec, infinity-embeddings, infinity-embeddings-clip, vllm-pooling, vllm-rerank (got "tgi")
         - --num-prompts must be at least 1 (got 0)
         - --request-rate must be > 0 or inf (got "-1")
         - --burstiness must be > 0 (1 is Poisson, inf is a constant rate) (got "0")

@@ -2,12 +2,12 @@ import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BackendName, BenchConfig, RampUpConfig, SamplingParams } from './bench-config.ts'
 import { CLIENT_CHECK_MODES } from './bench-config.ts'
 import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
-import { DATASET_NAMES } from './dataset-registry.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
   defaultBenchConfig,
   forcesIgnoreEos,
+  OPENAI_COMPATIBLE_BACKENDS,
   POOLING_BACKENDS,
 } from './defaults.ts'
 import {
@@ -30,18 +30,23 @@ export type FlagStatusLookup = (name: string) => 'supported' | 'accepted' | 'pla
 
 const BACKENDS = Object.keys(DEFAULT_ENDPOINT_PATHS) as readonly BackendName[]
 
-/** The resolver of each `--dataset-name`, given by the layer above (`datasets/resolvers.ts`). */
-export type DatasetResolverLookup = (name: string) => DatasetFlagResolver
+/** The `--dataset-name` choices and the resolver of each, given by the layer above (`datasets/registry.ts`). */
+export interface DatasetResolvers {
+  /** Every `--dataset-name` value, aliases included. */
+  readonly names: readonly string[]
+  /** The resolver of one of `names`. */
+  resolverOf(name: string): DatasetFlagResolver
+}
 
 /**
  * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
  * each naming its flag and what would be valid. The datasets' own flags are read by the resolver
- * `datasetResolver` returns for `--dataset-name` (config/ knows no dataset module);
- * `options/serve-flags.ts` binds the registry's.
+ * `datasets` gives for `--dataset-name` (config/ knows no dataset module); `options/serve-flags.ts`
+ * binds the registry's.
  */
 export function resolveFlags(
   flags: FlagValues,
-  datasetResolver: DatasetResolverLookup,
+  datasets: DatasetResolvers,
   env: Readonly<Record<string, string | undefined>> = process.env,
   statusOf: FlagStatusLookup = () => 'supported',
 ): BenchConfig {
@@ -89,8 +94,8 @@ export function resolveFlags(
   if (chatTemplateKwargs !== undefined) config.tokenizer.chatTemplateKwargs = chatTemplateKwargs
 
   // Dataset
-  const datasetName = read.choice('--dataset-name', DATASET_NAMES) ?? 'random'
-  const dataset = datasetResolver(datasetName)(read, { backend, tokenizer: config.tokenizer, issues })
+  const datasetName = read.choice('--dataset-name', datasets.names) ?? 'random'
+  const dataset = datasets.resolverOf(datasetName)(read, { backend, tokenizer: config.tokenizer, issues })
   if (dataset) config.dataset = dataset
   config.numPrompts = read.int('--num-prompts', 1) ?? config.numPrompts
   config.seed = read.int('--seed', 0) ?? config.seed
@@ -113,8 +118,7 @@ export function resolveFlags(
     (flags.get('--ignore-eos') !== 'false' && forcesIgnoreEos(config.dataset.kind, backend))
   const logprobs = read.int('--logprobs', 0)
   if (logprobs !== undefined) config.request.logprobs = logprobs
-  config.request.sampling = resolveSampling(read)
-  checkSamplingForBackend(backend, config.request.sampling, issues)
+  config.request.sampling = samplingForBackend(backend, resolveSampling(read), issues)
   config.request.extraBody = read.parsed('--extra-body', parseJsonObject) ?? {}
   config.request.requestIdPrefix = read.string('--request-id-prefix') ?? config.request.requestIdPrefix
   const timeoutS = read.positive('--request-timeout')
@@ -145,6 +149,7 @@ export function resolveFlags(
   config.output = {
     saveResult: read.bool('--save-result'),
     saveDetailed: read.bool('--save-detailed'),
+    ...(read.bool('--report-cached-tokens') ? { reportCachedTokens: true } : {}),
     appendResult: read.bool('--append-result'),
   }
   const resultDir = read.string('--result-dir')
@@ -155,6 +160,8 @@ export function resolveFlags(
   const itlThresholds = read.parsed('--timeline-itl-thresholds', parseItlThresholds)
   if (itlThresholds !== undefined) config.output.timelineItlThresholdsMs = itlThresholds
   if (read.bool('--plot-dataset-stats')) config.output.plotDatasetStats = true
+  const scrapeS = read.positive('--server-metrics-interval')
+  if (scrapeS !== undefined) config.serverMetricsIntervalS = scrapeS
   config.disableTqdm = read.bool('--disable-tqdm')
   resolveModelFlags(read, config, issues)
   resolveRunModeFlags(read, config, issues)
@@ -230,17 +237,22 @@ const SAMPLING_FLAGS: Record<keyof SamplingParams, string> = {
   repetition_penalty: '--repetition-penalty',
 }
 
-/** Python refuses sampling flags on pooling backends; the Responses API has no `min_p`. */
-function checkSamplingForBackend(
+/**
+ * Python (`main`): pooling backends drop the sampling flags silently (their task sends none);
+ * `openai-audio` refuses them ("Sampling parameters are only supported by openai-compatible
+ * backends"); the Responses API has no `min_p`. Returns the sampling params the run sends.
+ */
+function samplingForBackend(
   backend: BackendName,
   sampling: SamplingParams,
   issues: ConfigIssue[],
-): void {
-  if (POOLING_BACKENDS.includes(backend)) {
+): SamplingParams {
+  if (POOLING_BACKENDS.includes(backend)) return {}
+  if (backend === 'openai-audio') {
     for (const key of Object.keys(sampling) as Array<keyof SamplingParams>) {
       issues.push({
         path: SAMPLING_FLAGS[key],
-        message: `is a sampling parameter; --backend ${backend} is a pooling backend and generates no tokens`,
+        message: `is a sampling parameter; Python sends sampling parameters only with the openai-compatible backends (${OPENAI_COMPATIBLE_BACKENDS.join(', ')}), not --backend openai-audio; send it with --extra-body if your server accepts it`,
       })
     }
   }
@@ -251,6 +263,7 @@ function checkSamplingForBackend(
         'is not supported by --backend openai-responses (the Responses API has no min_p); remove it, or send it with --extra-body if your server accepts it',
     })
   }
+  return sampling
 }
 
 function normaliseBaseUrl(value: string, issues: ConfigIssue[]): string {

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { LLAMA3_JSON as LLAMA3, QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
 import type { CustomDatasetConfig, HfDatasetConfig, SonnetDatasetConfig } from '../config/bench-config.ts'
-import { generateHf } from './hf.ts'
+import { generateHf } from './hub/hf.ts'
 import { generateRequests } from './index.ts'
 
 const CUSTOM = resolve(import.meta.dirname, '../../fixtures/datasets/custom.jsonl')

@@ -7,6 +7,8 @@ export const SERVER_TEMPLATED_BACKENDS: readonly BackendName[] = [
   'openai-chat',
   'openai-responses',
   'openai-embeddings-chat',
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
 ]
 
 /** What the datasets that template prompts need to know (a subset of `DatasetContext`). */

@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import type { RandomMmBucket } from '../config/bench-config.ts'
-import { DATASET_FIELDS } from '../config/dataset-registry.ts'
 import {
   ENDPOINT_FIELDS,
   type FieldSpec,
@@ -20,6 +19,7 @@ import {
 import { type DslContext, type ServeBenchOptions, SUITE_DEFAULT_DATASET } from '../config/dsl-options.ts'
 import type { FlagValues } from '../config/resolve.ts'
 import { unknownKeyIssues } from '../config/unknown-keys.ts'
+import { DATASET_FIELDS } from '../datasets/registry.ts'
 import type { ConfigIssue } from '../errors.ts'
 
 /** What the DSL door hands to the resolver. */

@@ -83,3 +83,15 @@ describe('client and failure options', () => {
     ])
   })
 })
+
+describe('serverMetricsIntervalS', () => {
+  it('is --server-metrics-interval: a number of seconds > 0, outside the fingerprint', () => {
+    const scraped = benchConfigFromDsl({ serverMetricsIntervalS: 2 }, ctx)
+    expect(scraped.serverMetricsIntervalS).toBe(2)
+    expect(benchConfigFromDsl({}, ctx).serverMetricsIntervalS).toBeUndefined()
+    expect(configFingerprint(scraped)).toBe(configFingerprint(benchConfigFromDsl({}, ctx)))
+    expect(issuesOf({ serverMetricsIntervalS: 0 })).toEqual([
+      `serveBench('opts').serverMetricsIntervalS must be a number of seconds > 0 (got "0")`,
+    ])
+  })
+})

@@ -5,9 +5,9 @@
  */
 
 import type { BenchConfig } from '../config/bench-config.ts'
-import { DATASET_REGISTRY } from '../config/dataset-registry.ts'
 import { DEFAULT_DSL_PATHS } from '../config/dsl-fields.ts'
 import type { DslContext, ServeBenchOptions } from '../config/dsl-options.ts'
+import { DATASET_REGISTRY } from '../datasets/registry.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import { dslToFlags } from './dsl-door.ts'
 import { resolveServeFlags } from './serve-flags.ts'

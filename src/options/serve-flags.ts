@@ -1,10 +1,10 @@
 /**
  * `servebench serve` flags → `BenchConfig` with every dataset's resolver: the config core
- * (`config/resolve.ts`) bound to the dataset registry (`datasets/resolvers.ts`). Both doors call it.
+ * (`config/resolve.ts`) bound to the dataset registry (`datasets/registry.ts`). Both doors call it.
  */
 import type { BenchConfig } from '../config/bench-config.ts'
 import { type FlagStatusLookup, type FlagValues, resolveFlags } from '../config/resolve.ts'
-import { datasetResolver } from '../datasets/resolvers.ts'
+import { DATASET_RESOLVERS } from '../datasets/registry.ts'
 
 /**
  * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
@@ -15,5 +15,5 @@ export function resolveServeFlags(
   env: Readonly<Record<string, string | undefined>> = process.env,
   statusOf: FlagStatusLookup = () => 'supported',
 ): BenchConfig {
-  return resolveFlags(flags, datasetResolver, env, statusOf)
+  return resolveFlags(flags, DATASET_RESOLVERS, env, statusOf)
 }

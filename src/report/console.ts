@@ -72,6 +72,8 @@ export function formatResultTable(result: BenchResult, options: ResultTableOptio
   lines.push(floatRow('Benchmark duration (s):', result.duration))
   lines.push(row('Total input tokens:', result.total_input_tokens))
   if (options.hasTokenizer) lines.push(row('Total generated tokens:', result.total_output_tokens))
+  if (typeof result.total_cached_tokens === 'number')
+    lines.push(row('Total cached tokens:', result.total_cached_tokens))
   lines.push(floatRow('Request throughput (req/s):', result.request_throughput))
   if (options.goodputSet) lines.push(floatRow('Request goodput (req/s):', result.request_goodput ?? 0))
   if (options.hasTokenizer) {

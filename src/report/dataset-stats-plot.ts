@@ -377,5 +377,6 @@ function drawLegend(image: Canvas, panel: PlotPanel, totals: readonly number[]):
 }
 
 function overWhite(color: Rgb, alpha: number): Rgb {
-  return color.map((c) => Math.round(c * alpha + 255 * (1 - alpha))) as unknown as Rgb
+  const mix = (c: number): number => Math.round(c * alpha + 255 * (1 - alpha))
+  return [mix(color[0]), mix(color[1]), mix(color[2])]
 }

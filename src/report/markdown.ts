@@ -2,6 +2,7 @@
  * The Markdown run summary (a table of key metrics, then every verdict), as posted to
  * `$GITHUB_STEP_SUMMARY`. Pure: the Vitest reporter writes it.
  */
+import { num, renderDeltaTable, summaryDeltaRows } from './pr-comment.ts'
 
 /** `pass`, `fail`, `inconclusive` (undecided at this sample size) or `invalid` (the client was the bottleneck). */
 export type SummaryVerdictValue = 'pass' | 'fail' | 'inconclusive' | 'invalid'
@@ -88,11 +89,16 @@ const STATE_ICON = { passed: '✅', failed: '❌', skipped: '⏭️', pending: '
 const VERDICT_ICON = { pass: '✅', fail: '❌', inconclusive: '❔', invalid: '⚠️' } as const
 const CHECK_MARK = { pass: '✓', fail: '✗', inconclusive: '?', invalid: '!' } as const
 
-/** Renders the summary as GitHub-flavoured Markdown. */
-export function renderMarkdownSummary(summary: RunSummary): string {
+/**
+ * Renders the summary as GitHub-flavoured Markdown: the key metrics, then one row per checked
+ * metric (base, head, change, interval, verdict), then every verdict. `shard` (`2/3`) goes in the
+ * heading, so the parts that shards append to one step summary stay apart.
+ */
+export function renderMarkdownSummary(summary: RunSummary, options: { shard?: string } = {}): string {
   const { benchmarks } = summary
   const failed = benchmarks.filter((b) => b.state === 'failed').length
-  const head = `## servebench: ${benchmarks.length} benchmark${benchmarks.length === 1 ? '' : 's'}, ${failed === 0 ? 'all passed' : `${failed} failed`}`
+  const shard = options.shard ? ` (shard ${options.shard})` : ''
+  const head = `## servebench${shard}: ${benchmarks.length} benchmark${benchmarks.length === 1 ? '' : 's'}, ${failed === 0 ? 'all passed' : `${failed} failed`}`
   if (benchmarks.length === 0) return `${head}\n\nNo serveBench benchmarks ran.\n`
   const rows = benchmarks.map((b) => {
     const m = b.metrics
@@ -124,7 +130,7 @@ export function renderMarkdownSummary(summary: RunSummary): string {
       verdicts.push(`- ${icon} **${escapeCell(b.name)}** \`${v.matcher}\`: ${escapeCell(v.summary)}`)
       for (const c of v.checks.filter((c) => c.detail !== undefined || !v.pass || c.verdict !== 'pass')) {
         verdicts.push(
-          `  - ${CHECK_MARK[c.verdict] ?? (c.pass ? '✓' : '✗')} ${escapeCell(c.metric)}${c.detail ? `: ${escapeCell(c.detail)}` : ''}`,
+          `  - ${CHECK_MARK[c.verdict] ?? (c.pass ? '✓' : '✗')} ${escapeCell(c.metric)}: ${escapeCell(c.detail ?? checkNumbers(c))}`,
         )
       }
     }
@@ -134,8 +140,22 @@ export function renderMarkdownSummary(summary: RunSummary): string {
     }
   }
   const parts = [head, '', ...table]
+  const checks = summaryDeltaRows(summary)
+  if (checks.length > 0) parts.push('', '### Checks', '', ...renderDeltaTable(checks))
   if (verdicts.length > 0) parts.push('', '### Verdicts', '', ...verdicts)
   return `${parts.join('\n')}\n`
+}
+
+// A check without a detail line still shows its numbers: `412 ms (95% interval 380 … 450 ms), limit 300 ms`.
+function checkNumbers(c: SummaryCheck): string {
+  const interval = c.interval
+    ? ` (interval ${num(c.interval[0], c.unit)} … ${num(c.interval[1], c.unit)})`
+    : ''
+  const needed =
+    c.neededRequests !== undefined && Number.isFinite(c.neededRequests)
+      ? `; about ${c.neededRequests} requests would decide it`
+      : ''
+  return `${num(c.actual, c.unit)}${interval}, limit ${num(c.limit, c.unit)}${needed}`
 }
 
 function fixed(v: number | null, digits: number): string {

@@ -6,7 +6,7 @@ import { mean, std } from '../metrics/percentile.ts'
 import { pyFixed } from '../metrics/py-number.ts'
 import { center } from './console.ts'
 import { resultForFile } from './result-json.ts'
-import type { BenchResult } from './result-types.ts'
+import type { AnyBenchResult } from './run-result.ts'
 
 /** Statistics of one metric over the runs that have it. */
 export interface RunStats {
@@ -85,7 +85,7 @@ export interface MultiRunSummary {
   steadyStateGated: boolean
 }
 
-export function summariseRuns(results: readonly BenchResult[]): MultiRunSummary {
+export function summariseRuns(results: readonly AnyBenchResult[]): MultiRunSummary {
   const pick = (r: Record<string, unknown>, key: string): number | undefined =>
     typeof r[key] === 'number' ? (r[key] as number) : undefined
   const metrics: Record<string, RunStats> = {}
@@ -168,7 +168,7 @@ const statsJson = (s: RunStats): Record<string, number> => ({
 
 /** The combined multi-run JSON: the summary, then each run's result without per-request arrays. */
 export function multiRunJson(
-  results: readonly BenchResult[],
+  results: readonly AnyBenchResult[],
   summary: MultiRunSummary,
 ): Record<string, unknown> {
   const first = results[0]

@@ -23,6 +23,9 @@ export interface PoolingBenchResult {
   request_rate: number | 'inf'
   burstiness: number
   max_concurrency: number | null
+  ramp_up_strategy?: 'linear' | 'exponential'
+  ramp_up_start_rps?: number
+  ramp_up_end_rps?: number
   duration: number
   completed: number
   total_input_tokens: number

@@ -9,6 +9,8 @@ import type { BenchmarkMetrics } from '../metrics/calculate.ts'
 import { pyFloatRepr } from '../metrics/py-number.ts'
 import type { BenchResult } from './result-types.ts'
 import { DETAILED_KEYS, SERVEBENCH_DETAILED_KEYS } from './result-types.ts'
+import type { AnyBenchResult } from './run-result.ts'
+import { SERVER_DETAILED_KEYS } from './server-keys.ts'
 
 /** Everything about a run the result records besides its metrics and records. */
 export interface ResultSetup {
@@ -121,9 +123,11 @@ export function setupKeys(setup: ResultSetup): Record<string, unknown> {
  * The object written to disk: without the per-request arrays unless `detailed` (`--save-detailed`).
  * V-tests semantics: `latencies` and `queue_times` are dropped too, and servebench's `intended_delays`.
  */
-export function resultForFile(result: BenchResult, detailed: boolean): Record<string, unknown> {
+export function resultForFile(result: AnyBenchResult, detailed: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result }
-  if (!detailed) for (const key of [...DETAILED_KEYS, ...SERVEBENCH_DETAILED_KEYS]) delete out[key]
+  if (!detailed)
+    for (const key of [...DETAILED_KEYS, ...SERVEBENCH_DETAILED_KEYS, ...SERVER_DETAILED_KEYS])
+      delete out[key]
   return out
 }
 
@@ -147,7 +151,7 @@ function rampRps(rps: number): string {
  * The rate is Python `str(float)`: `infqps`, `10.0qps`.
  */
 export function resultFilename(
-  result: BenchResult,
+  result: AnyBenchResult,
   config: { label?: string; maxConcurrency?: number },
 ): string {
   const label = config.label || result.label || result.backend

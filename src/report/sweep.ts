@@ -6,14 +6,14 @@ import { percentileWord } from '../metrics/calculate.ts'
 import { pyFixed } from '../metrics/py-number.ts'
 import { center } from './console.ts'
 import { resultForFile } from './result-json.ts'
-import type { BenchResult } from './result-types.ts'
+import type { AnyBenchResult } from './run-result.ts'
 
 export type SweepParameter = 'max_concurrency' | 'request_rate'
 
 /** One point of a sweep: the value swept and the run's result. */
 export interface SweepPoint {
   value: number
-  result: BenchResult
+  result: AnyBenchResult
 }
 
 /** One summary column: its header, where its value is in a result, and its minimum width. */

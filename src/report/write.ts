@@ -1,18 +1,20 @@
 /**
  * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
  */
-import { open } from 'node:fs/promises'
+import { open, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { OutputConfig } from '../config/bench-config.ts'
 import { toPythonJson } from './py-json.ts'
+import { pytorchPath } from './pytorch-format.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
-import type { BenchResult } from './result-types.ts'
+import type { AnyBenchResult } from './run-result.ts'
 import type { SegmentFile } from './segment-file.ts'
 import { ensureDir, writeFileAtomic } from './write-safe.ts'
 
 /** Where {@link writeResult} puts a result: `--result-dir` joined with `--result-filename` or the default name. */
 export function resultPath(
-  result: BenchResult,
+  result: AnyBenchResult,
   output: Pick<OutputConfig, 'resultDir' | 'resultFilename'>,
   naming: { label?: string; maxConcurrency?: number },
 ): string {
@@ -29,8 +31,8 @@ export function resultPath(
  * kept only with `--save-detailed`. The caller decides whether to save at all.
  */
 export async function writeResult(
-  result: BenchResult,
-  output: OutputConfig,
+  result: AnyBenchResult,
+  output: Pick<OutputConfig, 'resultDir' | 'resultFilename' | 'saveDetailed' | 'appendResult'>,
   naming: { label?: string; maxConcurrency?: number },
 ): Promise<string> {
   const path = resultPath(result, output, naming)
@@ -106,6 +108,54 @@ export async function writeSegmentFile(segment: SegmentFile, resultFile: string)
   // Plain JSON: every double round-trips exactly, so the merge recomputes from the measured values.
   await writeFileAtomic(path, JSON.stringify(segment))
   return path
+}
+
+/** Writes the PyTorch-benchmark records of a result (`SAVE_TO_PYTORCH_BENCHMARK_FORMAT`) next to it; returns the path. */
+export async function writePytorchBenchmark(
+  records: readonly unknown[],
+  resultFile: string,
+): Promise<string> {
+  const path = pytorchPath(resultFile)
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, toPythonJson(records))
+  return path
+}
+
+/**
+ * The chart library the HTML report inlines (uPlot, an npm dependency): read from its package,
+ * never fetched. The one read of this module.
+ */
+export async function readChartLibrary(): Promise<{ js: string; css: string }> {
+  const require = createRequire(import.meta.url)
+  const [js, css] = await Promise.all([
+    readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+    readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+  ])
+  return { js, css }
+}
+
+/** Writes a report file (HTML report, CSV, PR comment) whole, creating its folder; returns its path. */
+export async function writeReportFile(path: string, content: string): Promise<string> {
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, content)
+  return path
+}
+
+/** Appends lines to the history file (created with its folder when missing); returns its path. */
+export async function appendHistory(path: string, lines: string): Promise<string> {
+  await ensureDir(dirname(path))
+  const file = await open(path, 'a')
+  try {
+    await file.write(lines, null, 'utf8')
+  } finally {
+    await file.close()
+  }
+  return path
+}
+
+/** `<result name>.requests.csv` next to a result file. */
+export function requestsCsvPath(resultFile: string): string {
+  return withSuffix(resultFile, '.requests.csv')
 }
 
 export { checkOutputDestination } from './write-safe.ts'

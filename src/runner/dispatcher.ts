@@ -16,7 +16,8 @@ export interface DispatchOptions {
   drainMs?: number
   /** A second interrupt: abort the requests in flight without waiting out `drainMs`. */
   forceSignal?: AbortSignal
-  onRequestEnd?(done: number): void
+  /** After each request: how many are done, and the one that just ended with the number still in flight. */
+  onRequestEnd?(done: number, ended: { output: RequestOutput; inFlight: number }): void
 }
 
 /** A sent request's output plus when it arrived and when it actually started, monotonic seconds. */
@@ -89,12 +90,13 @@ export async function dispatch<T>(
           arrivalTimeS,
           queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
         }
-        options.onRequestEnd?.(++done)
+        options.onRequestEnd?.(++done, { output, inFlight: inFlight.size })
       }),
     )
   }
 
-  if (interrupted()) queue.clear()
+  // No queue.clear() on a stop: p-queue never settles the promise of a task it clears, which would
+  // hold Promise.all below for ever. A queued task starts once a slot frees and returns at once.
   await settleWithDrain(Promise.all(pending), {
     signal: options.signal,
     forceSignal: options.forceSignal,

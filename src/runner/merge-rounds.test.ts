@@ -44,9 +44,9 @@ function round(t0: number, n: number, ttftS: number): RunOutcome {
     burstiness: 1,
   }
   return {
+    kind: 'generation',
     result: buildResult(setup, metrics, records),
     records,
-    task: 'generation',
     interrupted: false,
     retries: { retries: 0, retriedRequests: 1, recovered: 1 },
   }
@@ -75,5 +75,33 @@ describe('mergeRounds', () => {
     expect(starts[10]).toBeCloseTo(101.4, 9)
     expect(starts[14]).toBeCloseTo(101.8, 9)
     expect(merged.result.start_times).toEqual(starts)
+  })
+
+  it('sums the cached tokens of every round with --report-cached-tokens', () => {
+    const rounds = [round(100, 3, 0.05), round(200, 2, 0.05)]
+    for (const [k, r] of rounds.entries()) for (const record of r.records) record.cachedTokens = 4 + k
+    const config = defaultBenchConfig()
+    config.output.reportCachedTokens = true
+    expect(mergeRounds(config, rounds).result.total_cached_tokens).toBe(3 * 4 + 2 * 5)
+    expect(mergeRounds(defaultBenchConfig(), rounds).result).not.toHaveProperty('total_cached_tokens')
+  })
+
+  it('puts the scraped server series of the rounds end to end, moved as their requests were', () => {
+    const a = round(100, 10, 0.05)
+    const b = round(500, 5, 0.15)
+    a.result.server_metrics = { source: 's', interval_s: 1, t_s: [100, 101], series: { w: [0, 3] } }
+    b.result.server_metrics = {
+      source: 's',
+      interval_s: 1,
+      t_s: [500, 500.5],
+      series: { w: [2, 0], r: [1, 1] },
+    }
+    const merged = mergeRounds(defaultBenchConfig(), [a, b])
+    const server = merged.result.server_metrics as { t_s: number[]; series: Record<string, number[]> }
+    expect(server.series).toEqual({ w: [0, 3, 2, 0], r: [0, 0, 1, 1] })
+    // The second round starts where the first ended (101.4), as its requests do.
+    expect(server.t_s.map((t) => Number(t.toFixed(9)))).toEqual([100, 101, 101.4, 101.9])
+    b.result.server_metrics = undefined
+    expect(mergeRounds(defaultBenchConfig(), [a, b]).result.server_metrics).toBeUndefined()
   })
 })

@@ -1,12 +1,12 @@
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestRecord } from '../config/records.ts'
-import { calculateMetrics } from '../metrics/calculate.ts'
-import { calculatePoolingMetrics } from '../metrics/calculate-pooling.ts'
-import { buildPoolingResult } from '../report/pooling-result.ts'
-import { buildResult } from '../report/result-json.ts'
-import type { BenchResult } from '../report/result-types.ts'
-import { resultSetup } from './result-setup.ts'
-import { addClientKeys, type RunOutcome } from './run-benchmark.ts'
+import {
+  readServerMetrics,
+  SERVER_METRICS_KEY,
+  type ServerMetricsSeries,
+} from '../report/server-metrics-key.ts'
+import type { RunOutcome } from './run-types.ts'
+import { summariseRecords } from './summarise.ts'
 
 /**
  * One outcome from several rounds of the same benchmark, as if one run had sent every request:
@@ -23,9 +23,11 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
   const records: RequestRecord[] = []
   let durationS = 0
   let clockS = Number.NEGATIVE_INFINITY
+  const shiftsS: number[] = []
   for (const round of rounds) {
     const startS = Math.min(...round.records.map((r) => r.arrivalTimeS))
     const shiftS = Number.isFinite(clockS) && Number.isFinite(startS) ? clockS - startS : 0
+    shiftsS.push(shiftS)
     for (const r of round.records)
       records.push({
         ...r,
@@ -42,53 +44,53 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     retries.retriedRequests += round.retries.retriedRequests
     retries.recovered += round.retries.recovered
   }
-  // The first round's setup keys, with every request counted.
-  const setup = resultSetup(config, {
+  const interrupted = rounds.some((r) => r.interrupted)
+  // The first round's setup keys, with every request counted; no round's extras.
+  const clientHealth = rounds.find((r) => r.clientHealth?.saturated)?.clientHealth ?? first.clientHealth
+  const merged = summariseRecords({
+    config,
+    kind: first.kind === 'pooling' ? 'pooling' : 'generation',
     date: String(first.result.date),
     modelId: String(first.result.model_id),
     tokenizerId: (first.result.tokenizer_id as string | null) ?? null,
-    numPrompts: records.length,
-  })
-  const interrupted = rounds.some((r) => r.interrupted)
-  const shared = {
-    durationS,
-    percentileMetrics: config.percentileMetrics,
-    metricPercentiles: config.metricPercentiles,
-    ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-    requestRateFinite: Number.isFinite(config.load.requestRate),
-  }
-  let result: BenchResult
-  if (first.task === 'pooling') {
-    const metrics = calculatePoolingMetrics(records, shared)
-    result = buildPoolingResult(setup, metrics, records, []) as unknown as BenchResult
-  } else {
-    const metrics = calculateMetrics(records, {
-      ...shared,
-      ...(config.goodput ? { goodput: config.goodput } : {}),
-      hasTokenizer: first.result.tokenizer_id !== null,
-    })
-    result = buildResult(setup, metrics, records, [])
-  }
-  // The client keys: latency from the intended send time over all rounds, the worst self-check.
-  const clientHealth = rounds.find((r) => r.clientHealth?.saturated)?.clientHealth ?? first.clientHealth
-  addClientKeys(result, records, {
+    hasTokenizer: first.result.tokenizer_id !== null,
+    // The client keys: latency from the intended send time over all rounds, the worst self-check.
     openLoop: 'intended_delays' in first.result,
-    families:
-      'mean_intended_ttft_ms' in first.result ? ['intended_ttft', 'intended_e2el'] : ['intended_e2el'],
-    config,
-    clientHealth,
+    numPrompts: records.length,
+    records,
+    durationS,
+    extras: { extra: [] },
+    interrupted: false,
+    retries,
+    ...(clientHealth ? { clientHealth } : {}),
   })
+  const { result } = merged
   // The worst round's self-check as that round wrote it (a face may have added to it).
   const written = rounds.map((r) => r.result.client_health as { saturated?: boolean } | undefined)
   const worst = written.find((h) => h?.saturated) ?? written[0]
   if (worst) result.client_health = worst
+  const serverMetrics = mergeServerMetrics(rounds, shiftsS)
+  if (serverMetrics) result[SERVER_METRICS_KEY] = serverMetrics
   if (interrupted) result.interrupted = true
+  return { ...merged, interrupted }
+}
+
+// The rounds' scraped series end to end, moved in time as their requests were; only when every
+// round has them (a series with holes would draw a flat line across the gap).
+function mergeServerMetrics(
+  rounds: readonly RunOutcome[],
+  shiftsS: readonly number[],
+): ServerMetricsSeries | undefined {
+  const all = rounds.map((r) => readServerMetrics(r.result[SERVER_METRICS_KEY]))
+  if (all.some((s) => s === undefined)) return undefined
+  const parts = all as ServerMetricsSeries[]
+  const names = [...new Set(parts.flatMap((p) => Object.keys(p.series)))]
+  const series: Record<string, number[]> = {}
+  for (const name of names) series[name] = parts.flatMap((p) => p.series[name] ?? p.t_s.map(() => 0))
   return {
-    result,
-    records,
-    task: first.task,
-    interrupted,
-    retries,
-    ...(clientHealth ? { clientHealth } : {}),
+    source: parts[0]!.source,
+    interval_s: parts[0]!.interval_s,
+    t_s: parts.flatMap((p, i) => p.t_s.map((t) => t + shiftsS[i]!)),
+    series,
   }
 }

@@ -6,12 +6,13 @@ import {
   multiRunRunBanner,
   summariseRuns,
 } from '../report/multi-run.ts'
-import type { BenchResult } from '../report/result-types.ts'
-import type { RunOutcome } from './run-benchmark.ts'
-import { type ModeHooks, runOnce } from './run-mode.ts'
+import type { AnyBenchResult } from '../report/run-result.ts'
+import { runBenchmark } from './run-benchmark.ts'
+import type { ModeHooks, RunPlan } from './run-plan.ts'
+import type { RunOutcome } from './run-types.ts'
 
 export interface MultiRunOutcome {
-  results: BenchResult[]
+  results: AnyBenchResult[]
   summary: MultiRunSummary
   interrupted: boolean
 }
@@ -20,8 +21,11 @@ export interface MultiRunOutcome {
  * `--num-runs N`: the same run N times in a row, each printed, then per-metric mean, std, min, max
  * and CV. Each run keeps its own seed, as Rust. Rust: multi_run.rs (§9.2).
  */
-export async function runMultiRun(config: BenchConfig, hooks: ModeHooks): Promise<MultiRunOutcome> {
-  const numRuns = config.numRuns ?? 1
+export async function runMultiRun(
+  plan: Pick<Extract<RunPlan, { kind: 'multi-run' }>, 'config' | 'numRuns'>,
+  hooks: ModeHooks,
+): Promise<MultiRunOutcome> {
+  const { config, numRuns } = plan
   const runConfig: BenchConfig = { ...config }
   delete runConfig.numRuns
   hooks.print(multiRunBanner(numRuns))
@@ -29,7 +33,7 @@ export async function runMultiRun(config: BenchConfig, hooks: ModeHooks): Promis
   let interrupted = false
   for (let i = 1; i <= numRuns; i++) {
     hooks.print(multiRunRunBanner(i, numRuns))
-    const outcome = await runOnce(runConfig, hooks)
+    const outcome = await runBenchmark(runConfig, hooks)
     await hooks.onRunEnd?.(outcome, runConfig)
     outcomes.push(outcome)
     if (outcome.interrupted || hooks.signal?.aborted) {

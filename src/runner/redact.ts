@@ -39,7 +39,7 @@ const SCHEME_VALUE = /^\s*([A-Za-z][A-Za-z0-9_-]*)\s+(\S+)\s*$/
 function credentialsIn(value: string): string[] {
   const match = SCHEME_VALUE.exec(value)
   if (!match) return []
-  const [, scheme, credential] = match as unknown as [string, string, string]
+  const [, scheme = '', credential = ''] = match
   const out = [credential]
   if (scheme.toLowerCase() === 'basic') {
     const decoded = Buffer.from(credential, 'base64').toString('utf8')

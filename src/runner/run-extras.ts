@@ -4,10 +4,12 @@ import { specDecodeDelta } from '../metrics/spec-decode.ts'
 import { computeSteadyState } from '../metrics/steady-state.ts'
 import { extraResultKeys, type RpsChangeEvent, steadyStateJson } from '../report/extra-keys.ts'
 import type { ExtraResultKeys } from '../report/result-json.ts'
+import { SERVER_METRICS_KEY } from '../report/server-metrics-key.ts'
 import { type Probe, startProbe } from './probe.ts'
 import { startThresholdProfiler } from './profile-threshold.ts'
 import { callProfiler } from './profiler.ts'
 import { scrapeSpecDecode } from './server-metrics.ts'
+import { startServerScrape } from './server-scrape.ts'
 
 /** What the extras need from the run they wrap. */
 export interface RunExtrasContext {
@@ -57,12 +59,17 @@ export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> 
     await callProfiler(config.endpoint, 'start', log)
   }
   const specBefore = await scrapeSpecDecode(config.endpoint, log)
+  const scrape =
+    config.serverMetricsIntervalS !== undefined
+      ? startServerScrape(config.endpoint, config.serverMetricsIntervalS, log)
+      : undefined
   const rate = config.probeRequestRatePerS
   const probe: Probe | undefined =
     rate !== undefined && rate > 0 ? startProbe(ctx.sendProbe, rate) : undefined
   return {
     async finish(run) {
       const probeSummary = await probe?.stop()
+      const serverMetrics = await scrape?.stop()
       const specAfter = specBefore ? await scrapeSpecDecode(config.endpoint, log) : undefined
       if (thresholdProfiler) await thresholdProfiler.finish()
       else if (config.profile) {
@@ -75,7 +82,9 @@ export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> 
         ...(config.load.rampUp ? { rpsChangeEvents: rpsChangeEvents(config, run) } : {}),
         ...(specDecode ? { specDecode } : {}),
       })
-      const outcome: RunExtrasOutcome = { extra }
+      const outcome: RunExtrasOutcome = {
+        extra: serverMetrics ? [...extra, [SERVER_METRICS_KEY, serverMetrics] as const] : extra,
+      }
       const target = config.load.maxConcurrency
       // Rust's gate: a closed loop (a concurrency cap, every request ready at t=0).
       if (

@@ -2,7 +2,7 @@ import type { BenchConfig } from '../config/bench-config.ts'
 import { configFingerprint } from '../config/fingerprint.ts'
 import { buildSegmentFile, type SegmentFile } from '../report/segment-file.ts'
 import { resultSetup } from './result-setup.ts'
-import type { RunOutcome } from './run-benchmark.ts'
+import type { RunOutcome } from './run-types.ts'
 
 /**
  * The segment file of a `--segment i/n` run (the CLI and `SERVEBENCH_SEGMENT` suites write it);

@@ -59,7 +59,10 @@ export async function sendSchedule<P extends { index: number }>(
     /** Applied to every output (secrets redacted). */
     after(output: RequestOutput): RequestOutput
   },
-  options: Omit<DispatchOptions, 'maxConcurrency'> & { onShareEnd?(done: number, total: number): void },
+  options: Omit<DispatchOptions, 'maxConcurrency' | 'onRequestEnd'> & {
+    /** After each request of this process's share; `total` is the share's size. */
+    onShareEnd?(done: number, total: number, ended: { output: RequestOutput; inFlight: number }): void
+  },
 ): Promise<SentSchedule> {
   const { threads } = send
   const share = segmentShare(items, config.segment)
@@ -84,7 +87,7 @@ export async function sendSchedule<P extends { index: number }>(
         ...(config.load.maxConcurrency
           ? { maxConcurrency: segmentConcurrency(config.load.maxConcurrency, config.segment) }
           : {}),
-        onRequestEnd: (done: number) => onShareEnd?.(done, share.length),
+        onRequestEnd: (done, ended) => onShareEnd?.(done, share.length, ended),
       },
     )
     const mainHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))

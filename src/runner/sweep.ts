@@ -1,7 +1,8 @@
 import type { BenchConfig, SweepConfig } from '../config/bench-config.ts'
 import { formatSweepSummary, type SweepPoint, sweepBanner, sweepPointBanner } from '../report/sweep.ts'
-import type { RunOutcome } from './run-benchmark.ts'
-import { type ModeHooks, runOnce } from './run-mode.ts'
+import { runBenchmark } from './run-benchmark.ts'
+import type { ModeHooks, RunPlan } from './run-plan.ts'
+import type { RunOutcome } from './run-types.ts'
 
 /** A finished sweep: one point per value run, in order. */
 export interface SweepOutcome {
@@ -31,9 +32,11 @@ export function sweepPointConfig(config: BenchConfig, sweep: SweepConfig, value:
  * `--sweep-max-concurrency` / `--sweep-request-rate`: one full run per value, each printed as a
  * normal run, then the summary table. Stops at an interrupted point. Rust: sweep.rs (§9.1).
  */
-export async function runSweep(config: BenchConfig, hooks: ModeHooks): Promise<SweepOutcome> {
-  const sweep = config.sweep
-  if (!sweep) throw new Error('runSweep needs config.sweep. This is a bug in servebench.')
+export async function runSweep(
+  plan: Pick<Extract<RunPlan, { kind: 'sweep' }>, 'config' | 'sweep'>,
+  hooks: ModeHooks,
+): Promise<SweepOutcome> {
+  const { config, sweep } = plan
   hooks.print(sweepBanner(sweep.parameter, sweep.values))
   const points: SweepPoint[] = []
   const outcomes: RunOutcome[] = []
@@ -42,7 +45,7 @@ export async function runSweep(config: BenchConfig, hooks: ModeHooks): Promise<S
     const value = sweep.values[i]!
     hooks.print(sweepPointBanner(sweep.parameter, value, i + 1, sweep.values.length))
     const pointConfig = sweepPointConfig(config, sweep, value)
-    const outcome = await runOnce(pointConfig, hooks)
+    const outcome = await runBenchmark(pointConfig, hooks)
     await hooks.onRunEnd?.(outcome, pointConfig)
     points.push({ value, result: outcome.result })
     outcomes.push(outcome)

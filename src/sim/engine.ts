@@ -18,6 +18,8 @@ export interface EngineSequence {
    * Returns true when the request is finished; it is then removed.
    */
   onToken(): boolean
+  /** Told the prompt tokens its prefix-cache hit skipped, when the request is admitted. */
+  onCachedTokens?(tokens: number): void
 }
 
 /** The simulator's scheduler: continuous batching, or the fixed-timing model for tests. */
@@ -213,6 +215,7 @@ class BatchingEngine implements SimEngine {
       this.kv.admit(slot.kv, hit, hitTokens + take, target)
       slot.state = 'running'
       slot.computed = hitTokens
+      slot.seq.onCachedTokens?.(hitTokens)
       slot.prefillRemaining = target - hitTokens
       this.running.push(slot)
       this.runningWidth += slot.seq.width

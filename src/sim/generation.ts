@@ -127,6 +127,7 @@ export function runGeneration(
     const usage = {
       promptTokens,
       completionTokens: choices.reduce((sum, c) => sum + c.generated, 0),
+      ...(ctx.options.enablePromptTokensDetails ? { cachedTokens: cachedTokens ?? 0 } : {}),
     }
     if (formatter) {
       if (request.includeUsage) res.write(formatter.usage(usage))
@@ -148,7 +149,17 @@ export function runGeneration(
 
   // Prefix caching follows single-sequence requests only (see docs/simulator.md).
   const promptTokenIds = request.choices.length === 1 ? request.choices[0]!.tokenIds : undefined
-  const seq: EngineSequence = { promptTokens, width: choices.length, promptTokenIds, onToken }
+  // vLLM reports the cache hit of the first admission (a preempted request may hit again).
+  let cachedTokens: number | undefined
+  const seq: EngineSequence = {
+    promptTokens,
+    width: choices.length,
+    promptTokenIds,
+    onToken,
+    onCachedTokens: (tokens) => {
+      cachedTokens ??= tokens
+    },
+  }
   // A success is a response handed over whole ('finish'); one reset by a fault or closed by the
   // client before that is an abort, even when the engine had generated every token.
   let delivered = false

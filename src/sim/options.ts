@@ -95,6 +95,12 @@ export interface SimOptions {
    */
   enablePrefixCaching?: boolean
   /**
+   * Report each request's prefix-cache hit as `usage.prompt_tokens_details.cached_tokens`
+   * (vLLM's `--enable-prompt-tokens-details`).
+   * @default false
+   */
+  enablePromptTokensDetails?: boolean
+  /**
    * Named timing profile (docs/simulator.md) that sets the step costs and KV blocks; explicit
    * options override each of its values.
    * @default undefined (the defaults above)
@@ -169,6 +175,7 @@ export interface ResolvedSimOptions {
   numGpuBlocks: number
   blockSize: number
   enablePrefixCaching: boolean
+  enablePromptTokensDetails: boolean
   profileName: SimProfileName | undefined
   /** Both set → fixed timing mode. */
   fixed: { ttftMs: number; itlMs: number } | undefined
@@ -196,6 +203,7 @@ export const DEFAULT_SIM_OPTIONS = {
   numGpuBlocks: 65_536,
   blockSize: 16,
   enablePrefixCaching: true,
+  enablePromptTokensDetails: false,
   seed: 0,
   stopProbability: 0,
   recordTimings: false,
@@ -276,6 +284,8 @@ export function resolveSimOptions(
         ? { ttftMs: options.ttftMs, itlMs: options.itlMs }
         : undefined,
     seed: options.seed ?? DEFAULT_SIM_OPTIONS.seed,
+    enablePromptTokensDetails:
+      options.enablePromptTokensDetails ?? DEFAULT_SIM_OPTIONS.enablePromptTokensDetails,
     stopProbability: options.stopProbability ?? DEFAULT_SIM_OPTIONS.stopProbability,
     specDecode:
       options.specDecodeNumTokens !== undefined
@@ -371,6 +381,12 @@ export const SIM_FLAGS: readonly SimFlag[] = [
     key: 'enablePrefixCaching',
     kind: 'negated-boolean',
     help: 'turn prefix caching off',
+  },
+  {
+    name: '--enable-prompt-tokens-details',
+    key: 'enablePromptTokensDetails',
+    kind: 'boolean',
+    help: 'report usage.prompt_tokens_details.cached_tokens (default off)',
   },
   {
     name: '--profile-name',

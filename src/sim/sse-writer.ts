@@ -6,6 +6,8 @@
 export interface Usage {
   promptTokens: number
   completionTokens: number
+  /** With `--enable-prompt-tokens-details`: the prompt tokens served from the prefix cache. */
+  cachedTokens?: number
 }
 
 /** Identity shared by every chunk of one response. */
@@ -109,11 +111,15 @@ function usageObject(usage: Usage): {
   prompt_tokens: number
   total_tokens: number
   completion_tokens: number
+  prompt_tokens_details?: { cached_tokens: number }
 } {
   return {
     prompt_tokens: usage.promptTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
     completion_tokens: usage.completionTokens,
+    ...(usage.cachedTokens !== undefined
+      ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } }
+      : {}),
   }
 }
 

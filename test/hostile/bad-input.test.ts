@@ -45,8 +45,38 @@ describe('compare', () => {
     const run = await runCli(['compare', join(ROOT, 'fixtures/results/compare-a.json'), other])
     expect(run.code).toBe(2)
     expect(run.stderr).toBe(
-      `servebench: ${other} is not a benchmark result (as written by servebench serve or vllm bench serve): it has no numeric "duration" or "completed"\n`,
+      `servebench: ${other} is not a benchmark result (the schema of servebench serve and vllm bench serve): it has no "date", "endpoint_type", "backend", "label" and 18 more keys\n`,
     )
+  })
+})
+
+describe('merge-summaries', () => {
+  test('names the field of a file that is not a run summary, and a folder without one', async ({
+    tmpDir,
+  }) => {
+    const other = join(tmpDir, 'servebench-summary.json')
+    await writeFile(
+      other,
+      JSON.stringify({ date: 'd', reason: 'passed', benchmarks: [{ file: 'a.bench.ts' }] }),
+    )
+    const run = await runCli(['merge-summaries', tmpDir, '--output-dir', join(tmpDir, 'out')])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      [
+        'servebench: Invalid configuration (5 issues):',
+        ...[
+          'name must be a string',
+          'fingerprint must be a string',
+          'state must be one of passed, failed, skipped, pending (got undefined)',
+          'verdicts must be an array',
+          'errors must be an array',
+        ].map((p) => `  - ${other} is not a servebench-summary.json: benchmarks[0].${p}`),
+        '',
+      ].join('\n'),
+    )
+    const missing = await runCli(['merge-summaries', join(tmpDir, 'out')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toBe(`servebench: ${join(tmpDir, 'out')} cannot be read (ENOENT)\n`)
   })
 })
 

@@ -11,16 +11,19 @@ describe('--num-runs with an interrupted run', () => {
     const controller = new AbortController()
     let runsEnded = 0
     const printed: string[] = []
-    const outcome = await runMultiRun(config, {
-      signal: controller.signal,
-      print: (text) => printed.push(text),
-      onRunEnd: () => {
-        runsEnded++
+    const outcome = await runMultiRun(
+      { config, numRuns: 3 },
+      {
+        signal: controller.signal,
+        print: (text) => printed.push(text),
+        onRunEnd: () => {
+          runsEnded++
+        },
+        onRequestEnd: (done) => {
+          if (runsEnded === 1 && done === 3) controller.abort()
+        },
       },
-      onRequestEnd: (done) => {
-        if (runsEnded === 1 && done === 3) controller.abort()
-      },
-    })
+    )
     expect(outcome.interrupted).toBe(true)
     expect(outcome.results).toHaveLength(2)
     expect(outcome.results[1]!.interrupted).toBe(true)

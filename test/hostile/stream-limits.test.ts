@@ -58,7 +58,9 @@ describe('a stream that never ends its line', () => {
     server = await startScriptServer((request, response) =>
       endless(request, response, `data: ${'a'.repeat(65_535)}`),
     )
-    const { result, records } = await runAgainst(server.baseUrl)
+    const outcome = await runAgainst(server.baseUrl)
+    if (outcome.kind !== 'generation') throw new Error(`a ${outcome.kind} run`)
+    const { result, records } = outcome
     expect(result.completed + result.failed).toBe(2)
     expect(result.failed).toBe(2)
     for (const record of records)

@@ -70,6 +70,23 @@ export const WORKLOADS: readonly Workload[] = [
     },
   },
   {
+    name: 'random with a warm prefix cache on token ids',
+    valid: true,
+    cli: [
+      '--backend',
+      'vllm',
+      '--prompt-token-ids',
+      '--random-cache-hit-fraction',
+      '0.8',
+      '--random-cache-ratio',
+      '0.95',
+    ],
+    dsl: {
+      endpoint: endpoint({ backend: 'vllm' }),
+      dataset: datasets.random({ promptTokenIds: true, cacheHitFraction: 0.8, cacheRatio: 0.95 }),
+    },
+  },
+  {
     name: 'random batches on an embeddings backend',
     valid: true,
     cli: ['--backend', 'openai-embeddings', '--model', 'e', '--random-batch-size', '4'],
@@ -233,6 +250,12 @@ export const WORKLOADS: readonly Workload[] = [
       'coding',
     ],
     dsl: { dataset: datasets.speedBench({ path: 'sb', subset: 'throughput_1k', category: 'coding' }) },
+  },
+  {
+    name: 'speed_bench cut to a max input length',
+    valid: true,
+    cli: ['--dataset-name', 'speed_bench', '--dataset-path', 'sb', '--speed-bench-max-input-len', '512'],
+    dsl: { dataset: datasets.speedBench({ path: 'sb', maxInputLen: 512 }) },
   },
   {
     name: 'spec_bench',
@@ -538,10 +561,26 @@ export const WORKLOADS: readonly Workload[] = [
     dsl: { load: load.rampUp({ startRps: 5, endRps: 2 }) },
   },
   {
-    name: 'temperature on a pooling backend',
-    valid: false,
+    name: 'temperature on a pooling backend (dropped, as Python does)',
+    valid: true,
     cli: ['--backend', 'openai-embeddings', '--temperature', '0.5'],
-    dsl: { endpoint: endpoint({ backend: 'openai-embeddings' }), sampling: { temperature: 0.5 } },
+    dsl: {
+      endpoint: endpoint({ backend: 'openai-embeddings' }),
+      dataset: datasets.random(),
+      sampling: { temperature: 0.5 },
+    },
+  },
+  {
+    name: 'temperature with openai-audio',
+    valid: false,
+    cli: ['--backend', 'openai-audio', '--temperature', '0.5'],
+    dsl: { endpoint: endpoint({ backend: 'openai-audio' }), sampling: { temperature: 0.5 } },
+  },
+  {
+    name: 'report cached tokens',
+    valid: true,
+    cli: ['--report-cached-tokens'],
+    dsl: { dataset: datasets.random(), reportCachedTokens: true },
   },
   {
     name: 'percentile 0',
@@ -635,6 +674,12 @@ export const WORKLOADS: readonly Workload[] = [
       '0',
     ],
     dsl: { dataset: datasets.prefixRepetition({ prefixLen: 0, suffixLen: 0 }) },
+  },
+  {
+    name: 'random warm prefix cache on text prompts with a ratio above 1',
+    valid: false,
+    cli: ['--random-cache-hit-fraction', '0.5', '--random-cache-ratio', '1.5'],
+    dsl: { dataset: datasets.random({ cacheHitFraction: 0.5, cacheRatio: 1.5 }) },
   },
   {
     name: 'speed_bench with an unknown subset and no output',

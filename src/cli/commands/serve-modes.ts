@@ -3,22 +3,37 @@ import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatClientHealthLine } from '../../report/client-keys.ts'
 import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
-import { multiRunJson } from '../../report/multi-run.ts'
 import { formatMultiTurnTable } from '../../report/multi-turn.ts'
-import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
-import type { BenchResult } from '../../report/result-types.ts'
+import { formatPoolingResultTable } from '../../report/pooling-result.ts'
+import {
+  type ResultNaming,
+  type RunFile,
+  writeMultiRunFile,
+  writeRunFiles,
+  writeSweepFile,
+} from '../../report/run-files.ts'
 import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
-import { sweepJson } from '../../report/sweep.ts'
-import { writeResult, writeSummaryJson } from '../../report/write.ts'
 import { runMultiRun } from '../../runner/multi-run.ts'
-import type { RunHooks, RunOutcome } from '../../runner/run-benchmark.ts'
-import { type ModeHooks, runOnce, selectRunMode } from '../../runner/run-mode.ts'
+import { runBenchmark } from '../../runner/run-benchmark.ts'
+import type { ModeHooks, RunPlan } from '../../runner/run-plan.ts'
+import type { RunHooks, RunOutcome } from '../../runner/run-types.ts'
 import { runSweep } from '../../runner/sweep.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 
-/** Whether `serve` hands this config to {@link runServeModes} instead of its single-run path. */
-export function isModeRun(config: BenchConfig): boolean {
-  return selectRunMode(config) !== 'single'
+/** A plan that `serve` runs through {@link runServeModes} rather than its single-run path. */
+export type ModePlan = Exclude<RunPlan, { kind: 'single' }>
+
+const WRITTEN: Record<RunFile, string> = {
+  result: 'result',
+  pytorch: 'PyTorch benchmark records',
+  segment: 'segment',
+  timeline: 'timeline',
+  'dataset-stats': 'dataset statistics plot',
+}
+
+/** `servebench: result written to …`: the line `serve` prints for each file of a run. */
+export function logWritten(file: RunFile, path: string): void {
+  console.log(`servebench: ${WRITTEN[file]} written to ${path}`)
 }
 
 /**
@@ -26,8 +41,8 @@ export function isModeRun(config: BenchConfig): boolean {
  * run plus the mode's banners and summary, and writes the point files and the combined JSON when
  * `--save-result` is set. Returns the exit code.
  */
-export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promise<number> {
-  const mode = selectRunMode(config)
+export async function runServeModes(plan: ModePlan, hooks: RunHooks): Promise<number> {
+  const { config } = plan
   const print = (text: string): void => {
     process.stdout.write(text)
   }
@@ -58,77 +73,91 @@ export async function runServeModes(config: BenchConfig, hooks: RunHooks): Promi
       print(formatRunReport(outcome, runConfig))
       checkFailures(outcome, runConfig)
       // Sweep points are saved one file each, named by their own config; multi-runs save only the summary.
-      if (mode === 'multi-run' || !runConfig.output.saveResult) return
+      if (plan.kind === 'multi-run' || !runConfig.output.saveResult) return
       const { resultFilename: _ignored, ...output } = runConfig.output
-      const path = await writeResult(outcome.result, { ...output, appendResult: false }, naming(runConfig))
-      console.log(`servebench: result written to ${path}`)
+      await writeRunFiles(outcome, {
+        output: { ...output, appendResult: false },
+        naming: resultNaming(runConfig),
+        result: true,
+        onWritten: logWritten,
+      })
     },
   }
-  if (mode === 'multi-turn') {
-    const outcome = await runOnce(config, hooks)
-    print(formatRunReport(outcome, config))
-    if (config.output.saveResult || config.output.appendResult || outcome.interrupted) {
-      const path = await writeResult(outcome.result, config.output, naming(config))
-      console.log(`servebench: result written to ${path}`)
+  switch (plan.kind) {
+    case 'multi-turn': {
+      const outcome = await runBenchmark(config, hooks)
+      print(formatRunReport(outcome, config))
+      await writeRunFiles(outcome, {
+        output: config.output,
+        naming: resultNaming(config),
+        result: config.output.saveResult || config.output.appendResult || outcome.interrupted,
+        onWritten: logWritten,
+      })
+      checkFailures(outcome, config)
+      return exitCode(outcome.interrupted)
     }
-    checkFailures(outcome, config)
-    return exitCode(outcome.interrupted)
-  }
-  if (mode === 'sweep' || mode === 'multi-turn-sweep') {
-    const sweep = await runSweep(config, modeHooks)
-    if (config.output.saveResult && sweep.points.length > 0) {
-      const first = sweep.points[0]!.result
-      const name = `${config.label ?? first.backend}-sweep-${sweep.sweep.parameter}-${baseModel(first)}-${first.date}.json`
-      const path = await writeSummaryJson(sweepJson(sweep.sweep.parameter, sweep.points), config.output, name)
-      console.log(`servebench: sweep written to ${path}`)
+    case 'sweep': {
+      const sweep = await runSweep(plan, modeHooks)
+      if (config.output.saveResult) {
+        const path = await writeSweepFile(
+          { parameter: sweep.sweep.parameter, points: sweep.points },
+          { output: config.output, ...(config.label !== undefined ? { label: config.label } : {}) },
+        )
+        if (path) console.log(`servebench: sweep written to ${path}`)
+      }
+      return exitCode(sweep.interrupted)
     }
-    return exitCode(sweep.interrupted)
+    case 'multi-run': {
+      const multi = await runMultiRun(plan, modeHooks)
+      if (config.output.saveResult) {
+        const path = await writeMultiRunFile(multi, {
+          output: config.output,
+          ...(config.label !== undefined ? { label: config.label } : {}),
+        })
+        if (path) console.log(`servebench: multi-run summary written to ${path}`)
+      }
+      return exitCode(multi.interrupted)
+    }
   }
-  const multi = await runMultiRun(config, modeHooks)
-  if (config.output.saveResult && multi.results.length > 0) {
-    const first = multi.results[0]!
-    const name = `${config.label ?? first.backend}-multi-run-${multi.results.length}runs-${baseModel(first)}-${first.date}.json`
-    const path = await writeSummaryJson(multiRunJson(multi.results, multi.summary), config.output, name)
-    console.log(`servebench: multi-run summary written to ${path}`)
-  }
-  return exitCode(multi.interrupted)
 }
 
 /** What one run prints: the failure listing, its result block, the steady-state block and the self-check line. */
-function formatRunReport(outcome: RunOutcome, config: BenchConfig): string {
+export function formatRunReport(outcome: RunOutcome, config: BenchConfig): string {
   const health = outcome.clientHealth ? formatClientHealthLine(outcome.clientHealth) : ''
   return formatRunTables(outcome, config) + health
 }
 
 function formatRunTables(outcome: RunOutcome, config: BenchConfig): string {
-  const { result, records } = outcome
+  const { records } = outcome
   const failed = records.filter((r) => !r.success).length
   const failures = failed > 0 ? `${formatFailedRequests(records.map((r) => r.error))}\n` : ''
-  if (result.mode === 'multi_turn') return failures + formatMultiTurnTable(result, config.metricPercentiles)
-  if (outcome.task === 'pooling') {
-    const pooling = formatPoolingResultTable(result as unknown as PoolingBenchResult, {
-      percentileMetrics: config.percentileMetrics,
-      metricPercentiles: config.metricPercentiles,
-      failed,
-    })
-    return failures + pooling + formatSteadyStateSection(result.steady_state)
+  switch (outcome.kind) {
+    case 'multi-turn':
+      return failures + formatMultiTurnTable(outcome.result, config.metricPercentiles)
+    case 'pooling': {
+      const pooling = formatPoolingResultTable(outcome.result, {
+        percentileMetrics: config.percentileMetrics,
+        metricPercentiles: config.metricPercentiles,
+        failed,
+      })
+      return failures + pooling + formatSteadyStateSection(outcome.result.steady_state)
+    }
+    case 'generation': {
+      const table = formatResultTable(outcome.result, {
+        percentileMetrics: config.percentileMetrics,
+        metricPercentiles: config.metricPercentiles,
+        hasTokenizer: !config.tokenizer.skipInit,
+        goodputSet: hasGoodput(config.goodput),
+      })
+      return failures + table + formatSteadyStateSection(outcome.result.steady_state)
+    }
   }
-  const table = formatResultTable(result, {
-    percentileMetrics: config.percentileMetrics,
-    metricPercentiles: config.metricPercentiles,
-    hasTokenizer: !config.tokenizer.skipInit,
-    goodputSet: hasGoodput(config.goodput),
-  })
-  return failures + table + formatSteadyStateSection(result.steady_state)
 }
 
-function naming(config: BenchConfig): { label?: string; maxConcurrency?: number } {
+/** `--label` and the run's concurrency, which name its files. */
+export function resultNaming(config: BenchConfig): ResultNaming {
   return {
     ...(config.label !== undefined ? { label: config.label } : {}),
     ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
   }
-}
-
-function baseModel(result: BenchResult): string {
-  return result.model_id.split('/').at(-1) ?? result.model_id
 }

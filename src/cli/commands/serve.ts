@@ -1,40 +1,33 @@
 import { streamLimitsFrom } from '../../backends/stream-limits.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { EXIT_CODES } from '../../errors.ts'
-import { hasGoodput } from '../../metrics/goodput.ts'
 import { dryRunJson } from '../../options/dry-run.ts'
 import { resolveServeFlags } from '../../options/serve-flags.ts'
-import { formatClientHealthLine } from '../../report/client-keys.ts'
-import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
-import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
-import { formatPoolingResultTable, type PoolingBenchResult } from '../../report/pooling-result.ts'
-import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
-import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import {
-  checkOutputDestination,
-  resultPath,
-  writeDatasetStats,
-  writeResult,
-  writeTimeline,
-} from '../../report/write.ts'
-import { redactUrl } from '../../runner/redact.ts'
+import { pytorchArgs, pytorchFormatRequested } from '../../report/pytorch-format.ts'
+import { writeRunFiles } from '../../report/run-files.ts'
+import { checkOutputDestination } from '../../report/write.ts'
+import { redactDeep, redactUrl, secretsOf } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
+import { planRun } from '../../runner/run-plan.ts'
+import { segmentFileOf } from '../../runner/segment-file-of.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
-import { formatServeHelp } from '../help.ts'
+import { formatServeHelp, formatServeHelpSearch } from '../help.ts'
 import { exitSoonAfterInterrupt, installInterrupts } from '../interrupts.ts'
-import { parseArgs } from '../parse-args.ts'
 import { createProgress } from '../progress.ts'
-import { writeSegmentOutput } from '../segment-output.ts'
+import { parseServeArgv } from '../serve-argv.ts'
 import { runCompareCommand } from './compare.ts'
-import { isModeRun, runServeModes } from './serve-modes.ts'
+import { formatRunReport, logWritten, resultNaming, runServeModes } from './serve-modes.ts'
 
-/** `servebench serve`: flags → BenchConfig → runBenchmark → the console table and the result file. */
+/** `servebench serve`: flags → BenchConfig → RunPlan → runBenchmark → the console table and the run's files. */
 export async function runServeCommand(argv: readonly string[]): Promise<number> {
-  const flags = parseArgs(argv)
+  const { flags, helpKeyword, duplicateKeys } = parseServeArgv(argv)
   if (flags.has('--help')) {
-    process.stdout.write(formatServeHelp())
+    process.stdout.write(helpKeyword === undefined ? formatServeHelp() : formatServeHelpSearch(helpKeyword))
     return EXIT_CODES.ok
+  }
+  if (duplicateKeys.length > 0) {
+    console.error(`servebench: duplicate keys, the last value wins: ${duplicateKeys.join(', ')}`)
   }
   const compare = flags.get('--compare')
   if (compare !== undefined) return runCompareCommand(Array.isArray(compare) ? compare : [String(compare)])
@@ -55,7 +48,8 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   const signals = { signal: interrupts.signal, forceSignal: interrupts.forceSignal }
   const progress = createProgress(process.stderr, !config.disableTqdm)
   try {
-    if (isModeRun(config)) {
+    const plan = planRun(config)
+    if (plan.kind !== 'single') {
       // Each plot is drawn from one run's result; a sweep, --num-runs or --multi-turn has several or none.
       for (const [flag, on] of [
         ['--plot-timeline', config.output.plotTimeline],
@@ -64,10 +58,10 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
         if (on)
           console.error(`servebench: ${flag} applies to single runs only; no plot is written for this run`)
       }
-      const code = await runServeModes(config, {
+      const code = await runServeModes(plan, {
         ...signals,
         log: (line) => console.log(line),
-        onRequestEnd: (done, total) => progress.update(done, total),
+        onRequestEnd: (done, total, request) => progress.update(done, total, request),
       })
       progress.finish()
       if (code === EXIT_CODES.interrupted) exitSoonAfterInterrupt()
@@ -76,69 +70,42 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     const outcome = await runBenchmark(config, {
       ...signals,
       log: (line) => console.log(line),
-      onRequestEnd: (done, total) => progress.update(done, total),
+      onRequestEnd: (done, total, request) => progress.update(done, total, request),
     })
-    const { result, records, task, interrupted, retries, clientHealth } = outcome
     progress.finish()
+    const { records, interrupted, retries, clientHealth } = outcome
     // Counted from the records: a pooling result has no `failed` key.
     const failed = records.filter((r) => !r.success).length
-    if (result.completed === 0 && failed > 0) console.error('servebench: All requests failed.')
-    if (failed > 0) console.log(formatFailedRequests(records.map((r) => r.error)))
-    process.stdout.write(
-      task === 'pooling'
-        ? formatPoolingResultTable(result as unknown as PoolingBenchResult, {
-            percentileMetrics: config.percentileMetrics,
-            metricPercentiles: config.metricPercentiles,
-            failed,
-          })
-        : formatResultTable(result, {
-            percentileMetrics: config.percentileMetrics,
-            metricPercentiles: config.metricPercentiles,
-            hasTokenizer: !config.tokenizer.skipInit,
-            goodputSet: hasGoodput(config.goodput),
-          }),
-    )
-    process.stdout.write(formatSteadyStateSection(result.steady_state))
-    if (clientHealth) process.stdout.write(formatClientHealthLine(clientHealth))
-    const naming = {
-      ...(config.label !== undefined ? { label: config.label } : {}),
-      ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-    }
-    if (config.output.saveResult || config.output.appendResult || interrupted) {
-      const path = await writeResult(result, config.output, naming)
-      console.log(`servebench: result written to ${path}`)
-    }
-    const segmentPath = await writeSegmentOutput(config, outcome, naming)
-    if (segmentPath)
-      console.log(
-        `servebench: segment ${config.segment?.index}/${config.segment?.count} written to ${segmentPath}`,
-      )
-    if (config.output.plotTimeline) {
+    if (outcome.result.completed === 0 && failed > 0) console.error('servebench: All requests failed.')
+    process.stdout.write(formatRunReport(outcome, config))
+    const { output } = config
+    await writeRunFiles(outcome, {
+      output,
+      naming: resultNaming(config),
+      result: output.saveResult || output.appendResult || interrupted,
       // Named after the result file, as Python does, whether or not the result is saved.
-      if (task === 'pooling') {
-        console.error('servebench: --plot-timeline: a pooling run has no token stream; no timeline written')
-      } else {
-        const html = buildTimelineHtml(result, {
-          ...(config.output.timelineItlThresholdsMs
-            ? { itlThresholdsMs: config.output.timelineItlThresholdsMs }
-            : {}),
-        })
-        const path = await writeTimeline(html, resultPath(result, config.output, naming))
-        console.log(`servebench: timeline written to ${path}`)
-      }
-    }
-    if (config.output.plotDatasetStats) {
-      // Python draws it from the run's input_lens and output_lens, whether or not the result is saved.
-      const lens = datasetStatsInput(result)
-      if (lens === undefined) {
+      timeline: output.plotTimeline
+        ? output.timelineItlThresholdsMs
+          ? { itlThresholdsMs: output.timelineItlThresholdsMs }
+          : {}
+        : false,
+      datasetStats: output.plotDatasetStats,
+      // Python: with SAVE_TO_PYTORCH_BENCHMARK_FORMAT set, `<name>.pytorch.json` beside a saved result.
+      ...(pytorchFormatRequested(process.env)
+        ? {
+            pytorch: {
+              args: redactDeep(pytorchArgs(flags), secretsOf(config.endpoint)),
+              model: config.endpoint.model ?? null,
+            },
+          }
+        : {}),
+      ...(config.segment ? { segment: segmentFileOf(config, outcome) } : {}),
+      onWritten: logWritten,
+      onSkipped: (file, reason) =>
         console.error(
-          'servebench: --plot-dataset-stats: the run has no input and output lengths to plot (a pooling run has no output lengths); no plot written',
-        )
-      } else {
-        const path = await writeDatasetStats(datasetStatsPng(lens), resultPath(result, config.output, naming))
-        console.log(`servebench: dataset statistics plot written to ${path}`)
-      }
-    }
+          `servebench: ${file === 'timeline' ? '--plot-timeline' : '--plot-dataset-stats'}: ${reason}`,
+        ),
+    })
     const failures = reportFailures(config, records, retries)
     for (const line of failures.lines) console.error(line)
     if (interrupted) {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { toPythonJson } from '../py-json.ts'
 import { validateResultFile } from './index.ts'
 
 const load = (name: string): Record<string, unknown> =>
@@ -9,6 +10,14 @@ describe('validateResultFile', () => {
   it('accepts the Python result files, detailed and not', () => {
     expect(validateResultFile(load('python-detailed.json'))).toEqual({ valid: true })
     expect(validateResultFile(load('python-summary.json'))).toEqual({ valid: true })
+  })
+
+  it('accepts the burstiness of a constant rate (load.constant, --burstiness inf) as servebench writes it', () => {
+    const value = JSON.parse(
+      toPythonJson({ ...load('python-summary.json'), burstiness: Number.POSITIVE_INFINITY }),
+    )
+    expect(value.burstiness).toBe('inf')
+    expect(validateResultFile(value)).toEqual({ valid: true })
   })
 
   it('names the key and the expected type of a wrong value', () => {

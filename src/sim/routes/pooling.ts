@@ -53,7 +53,9 @@ export function poolingHandler(
         ctx.metrics.promptTokensTotal += promptTokens
         ctx.metrics.e2e.observe((nowMs - receivedAtPerfMs) / 1000)
         record?.eventSentAtMs.push(epochNowMs())
-        sendJson(res, 200, request.respond())
+        const encoding = api === 'rerank' ? undefined : body.encoding_format
+        if (encoding === 'bytes' || encoding === 'bytes_only') sendBytes(res, request.respond(), encoding)
+        else sendJson(res, 200, request.respond())
         return true
       },
     }
@@ -65,6 +67,30 @@ export function poolingHandler(
     })
     ctx.engine.submit(seq, receivedAtPerfMs)
   }
+}
+
+/**
+ * vLLM's binary answers: the vectors as little-endian float32 in one `application/octet-stream`
+ * body; with `bytes`, the rest of the JSON answer (ids, per-item metadata, `usage`) goes in the
+ * `metadata` header, with `bytes_only` nothing does.
+ */
+function sendBytes(res: ServerResponse, answer: unknown, encoding: 'bytes' | 'bytes_only'): void {
+  const { data, ...rest } = answer as { data: Array<Record<string, unknown>> }
+  const vectors = data.map((item) => (item.embedding ?? item.data) as number[])
+  const body = Buffer.from(Float32Array.from(vectors.flat()).buffer)
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/octet-stream',
+    'content-length': body.byteLength,
+  }
+  if (encoding === 'bytes') {
+    const items = data.map(({ embedding: _e, data: _d, ...item }) => ({
+      ...item,
+      shape: [SIM_EMBEDDING_DIM],
+    }))
+    headers.metadata = JSON.stringify({ ...rest, data: items })
+  }
+  res.writeHead(200, headers)
+  res.end(body)
 }
 
 function modelOf(ctx: SimContext, body: Record<string, unknown>): string {

@@ -11,6 +11,7 @@ import { resolveVerdictOptions, type VerdictOptions } from '../../config/verdict
 import { ConfigError } from '../../errors.ts'
 import type { SimOptions } from '../../sim/options.ts'
 import type { UpdateMode } from '../shared/meta.ts'
+import { benchModeReporters } from './bench-reporters.ts'
 import { EndpointProvider, servebenchPool } from './pool.ts'
 import {
   ServebenchReporter,
@@ -59,10 +60,11 @@ export interface ServebenchPluginOptions {
   verdicts?: VerdictOptions
 }
 
-/** The Vitest versions servebench's runner and pool are verified with. */
-export const SUPPORTED_VITEST = '~4.1.12'
+/** The Vitest versions servebench's runner and pool are verified with (the `vitest` peer range). */
+export const SUPPORTED_VITEST = '^4.1.12 || ^5.0.0'
 
 const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
+const BENCH_REPORTERS_LIFTED = Symbol.for('servebench.benchReportersLifted')
 
 /**
  * The Vitest plugin: servebench's pool, runner, matchers, reporter and timeouts; one benchmark at a
@@ -70,6 +72,7 @@ const REPORTER_ADDED = Symbol.for('servebench.reporterAdded')
  */
 export function servebench(options: ServebenchPluginOptions = {}): Plugin {
   assertCompatibleVitestVersion(vitestVersion)
+  const vitestMajor = Number(vitestVersion.split('.')[0])
   assertTimelineOption(options.timeline)
   resolveVerdictOptions(options.verdicts, 'servebench({ verdicts })')
   const endpointDefaults = suiteEndpointDefaults(options)
@@ -93,11 +96,19 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           fileParallelism: false,
           maxWorkers: 1,
           isolate: test.isolate ?? false,
+          // The file and line of each serveBench(...) call, for GitHub annotations.
+          includeTaskLocation: test.includeTaskLocation ?? true,
           // A failed check points at the user's assertion, not at servebench's own frames.
           onStackTrace: (error, frame) =>
             !OWN_FILES.some((dir) => frame.file.startsWith(dir)) &&
             (test.onStackTrace?.(error, frame) ?? true),
-          ...(test.benchmark?.include ? {} : { benchmark: { include: ['**/*.bench.?(c|m)[jt]s?(x)'] } }),
+          benchmark: {
+            ...(test.benchmark?.include ? {} : { include: ['**/*.bench.?(c|m)[jt]s?(x)'] }),
+            // Vitest 5: serveBench runs reach Vitest's benchmark table through servebench's provider.
+            ...(vitestMajor >= 5 && !(test.benchmark as { provider?: string } | undefined)?.provider
+              ? { provider: runtimeFile('provider') }
+              : {}),
+          } as NonNullable<typeof test.benchmark>,
         },
       }
     },
@@ -110,17 +121,26 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
       project.provide('servebench:verdicts', options.verdicts ?? {})
       project.provide('servebench:baselineDir', resolve(root, options.baselineDir ?? '__baselines__'))
       vitest.onClose(() => endpoints.close())
-      const flagged = vitest as unknown as { [REPORTER_ADDED]?: boolean }
+      assertUpdateValue((vitest.config as { update?: unknown }).update)
+      const flagged = vitest as unknown as { [REPORTER_ADDED]?: boolean; [BENCH_REPORTERS_LIFTED]?: boolean }
+      const bench = vitest.config.benchmark
+      if (vitest.config.mode === 'benchmark' && bench && !flagged[BENCH_REPORTERS_LIFTED]) {
+        flagged[BENCH_REPORTERS_LIFTED] = true
+        bench.reporters = benchModeReporters(
+          [bench.reporters ?? []].flat(),
+          bench.outputFile,
+        ) as typeof bench.reporters
+      }
       if (options.reporters === false || flagged[REPORTER_ADDED]) return
       flagged[REPORTER_ADDED] = true
       // Pushed here, not set in `config`: setting reporters there would replace Vitest's defaults.
       const reporter = new ServebenchReporter({
+        baselineDir: resolve(root, options.baselineDir ?? '__baselines__'),
         ...(options.resultDir !== undefined ? { resultDir: options.resultDir } : {}),
         ...(options.timeline !== undefined ? { timeline: options.timeline } : {}),
         ...(options.datasetStats !== undefined ? { datasetStats: options.datasetStats } : {}),
         ...options.reporters,
       })
-      const bench = vitest.config.benchmark
       if (vitest.config.mode === 'benchmark' && bench)
         bench.reporters = [...[bench.reporters ?? []].flat(), reporter]
       else vitest.config.reporters.push(reporter)
@@ -131,12 +151,24 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
 /** Throws when the installed Vitest is outside {@link SUPPORTED_VITEST}: the runner relies on its internals. */
 export function assertCompatibleVitestVersion(version: string): void {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version)
-  const ok = m !== null && Number(m[1]) === 4 && Number(m[2]) === 1 && Number(m[3]) >= 12
+  const [major, minor, patch] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0]
+  const ok = (major === 4 && (minor > 1 || (minor === 1 && patch >= 12))) || major === 5
   if (!ok) {
     throw new Error(
-      `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D -E vitest@4.1.12`,
+      `servebench supports vitest ${SUPPORTED_VITEST} (found ${version}). Install a supported version: npm i -D vitest@5 (Node 22 or later), or npm i -D vitest@4.1.12 on Node 20`,
     )
   }
+}
+
+/**
+ * Throws when `-u` took a file filter as its value: `vitest bench -u gate` reads as `--update=gate`,
+ * which Vitest treats as `all` for every file, so every baseline would be rewritten.
+ */
+export function assertUpdateValue(update: unknown): void {
+  if (typeof update !== 'string' || ['all', 'new', 'none', 'true', 'false', ''].includes(update)) return
+  throw new TypeError(
+    `-u took "${update}" as its value (--update accepts all, new or none), so "${update}" is no file filter and every baseline would be rewritten. To update one file's baselines, put the filter first: vitest bench --run ${update} -u`,
+  )
 }
 
 /** Throws on a `timeline` option whose ITL thresholds are not two ascending positive numbers. */
@@ -192,7 +224,7 @@ export function suiteEndpointDefaults(options: ServebenchPluginOptions): Endpoin
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const OWN_FILES = [resolve(PACKAGE_ROOT, 'src') + sep, resolve(PACKAGE_ROOT, 'dist') + sep]
 
-function runtimeFile(name: 'runner' | 'setup'): string {
+function runtimeFile(name: 'runner' | 'setup' | 'provider'): string {
   const here = import.meta.url
   const ext = here.endsWith('.ts') ? 'ts' : 'js'
   return fileURLToPath(new URL(`../runtime/${name}.${ext}`, here))

@@ -1,7 +1,13 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises'
-import { basename, join, relative, resolve } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
-import { datasetStatsInput, datasetStatsPng } from '../../report/dataset-stats-plot.ts'
+import { formatLine } from '../../report/check-format.ts'
+import { requestsCsv, summaryCsv } from '../../report/csv.ts'
+import { benchmarkAnnotations, formatAnnotation } from '../../report/github-annotations.ts'
+import { formatHistoryLines, type HistoryEntry, historyEntries, parseHistory } from '../../report/history.ts'
+import { buildHtmlReport } from '../../report/html-report.ts'
+import { renderJunitXml } from '../../report/junit.ts'
 import {
   type RunSummary,
   renderMarkdownSummary,
@@ -9,10 +15,21 @@ import {
   type SummaryMetrics,
   type SummaryVerdictValue,
 } from '../../report/markdown.ts'
+import type { PoolingBenchResult } from '../../report/pooling-result.ts'
+import { renderPrComment } from '../../report/pr-comment.ts'
 import type { BenchResult } from '../../report/result-types.ts'
-import { buildTimelineHtml } from '../../report/timeline-html.ts'
-import { resultPath, writeDatasetStats, writeResult, writeTimeline } from '../../report/write.ts'
+import { type RunFile, writeRunFiles } from '../../report/run-files.ts'
+import type { RunResult } from '../../report/run-result.ts'
+import {
+  appendHistory,
+  readChartLibrary,
+  requestsCsvPath,
+  resultPath,
+  writeReportFile,
+} from '../../report/write.ts'
+import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
+import { createRunFolder, pruneRunFolders } from './run-folder.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
 export type TimelineReporterOption = boolean | { itlThresholdsMs?: [number, number] }
@@ -41,14 +58,63 @@ export interface ServebenchReporterOptions {
    * result (generation runs; a pooling run has no output lengths). @default false
    */
   datasetStats?: boolean
+  /**
+   * GitHub Actions annotations on stdout: `::error` for each failed check and `::warning` for each
+   * inconclusive or invalid one, at the file and line of its `serveBench(...)`. The same under
+   * `vitest run` and `vitest bench`. See docs/ci.md. @default true when `GITHUB_ACTIONS` is `'true'`
+   */
+  annotations?: boolean
+  /**
+   * Write JUnit XML of the run's benchmarks to this path, relative to the Vitest root. Works under
+   * `vitest bench` too, where Vitest's own `junit` reporter does not. See docs/ci.md. @default false
+   */
+  junit?: string | false
+  /**
+   * Each run writes its files into its own folder, `<resultDir>/run-<date>-<time>/`; after a run,
+   * the oldest run folders are removed so that this many remain. `Infinity` keeps them all.
+   * @default 10
+   */
+  keepRuns?: number
+  /**
+   * `servebench-pr-comment.md`: the pull-request comment, one row per checked metric (base, head,
+   * change, interval, verdict) under a marker line a workflow updates in place (docs/ci.md).
+   * @default true
+   */
+  prComment?: boolean
+  /**
+   * `servebench-summary.csv` (one row per benchmark) and `<result file>.requests.csv` (one row per
+   * request) next to each result. @default false
+   */
+  csv?: boolean
+  /**
+   * Append one JSON line per benchmark to this history file (relative to the Vitest root): commit,
+   * date, fingerprint, key metrics, verdicts (docs/reports.md). The commit is `GITHUB_SHA`, else
+   * `git rev-parse HEAD`. @default false
+   */
+  history?: string | false
+  /**
+   * `servebench-report.html`: one self-contained HTML report of the run (distributions with the
+   * SLO bounds, time series, server metrics, and the history trends with `history`). @default false
+   */
+  html?: boolean
+  /**
+   * The baseline folder (absolute), set by the plugin: the HTML report draws a benchmark's stored
+   * baseline beside its run. @default '<Vitest root>/__baselines__'
+   * @experimental
+   */
+  baselineDir?: string
 }
 
 export const SUMMARY_JSON = 'servebench-summary.json'
 export const SUMMARY_MARKDOWN = 'servebench-summary.md'
+export const PR_COMMENT_MARKDOWN = 'servebench-pr-comment.md'
+export const SUMMARY_CSV = 'servebench-summary.csv'
+export const HTML_REPORT = 'servebench-report.html'
 
 /** Writes servebench's results at the end of a Vitest run, in `vitest run` and `vitest bench` alike. */
 export class ServebenchReporter implements Reporter {
   private vitest?: Vitest
+  private startedAt = new Date()
   private readonly options: Required<ServebenchReporterOptions>
 
   constructor(options: ServebenchReporterOptions = {}) {
@@ -61,11 +127,24 @@ export class ServebenchReporter implements Reporter {
       console: options.console ?? true,
       timeline: options.timeline ?? false,
       datasetStats: options.datasetStats ?? false,
+      annotations: options.annotations ?? process.env.GITHUB_ACTIONS === 'true',
+      junit: options.junit ?? false,
+      keepRuns: options.keepRuns ?? 10,
+      prComment: options.prComment ?? true,
+      csv: options.csv ?? false,
+      history: options.history ?? false,
+      html: options.html ?? false,
+      baselineDir: options.baselineDir ?? '',
     }
+    assertKeepRuns(this.options.keepRuns)
   }
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest
+  }
+
+  onTestRunStart(): void {
+    this.startedAt = new Date()
   }
 
   async onTestRunEnd(
@@ -75,78 +154,168 @@ export class ServebenchReporter implements Reporter {
   ): Promise<void> {
     const root = this.vitest?.config.root ?? process.cwd()
     const dir = resolve(root, this.options.resultDir)
-    const benchmarks: Array<SummaryBenchmark & { warnings: string[] }> = []
+    const cases: Array<{ testCase: TestCase; meta: ServeBenchMeta; moduleId: string }> = []
     for (const module of modules) {
       for (const testCase of module.children.allTests()) {
         const meta = testCase.meta().servebench
-        if (!meta) continue
-        benchmarks.push(await this.collect(testCase, meta, relative(root, module.moduleId), dir))
+        if (meta) cases.push({ testCase, meta, moduleId: module.moduleId })
       }
     }
-    if (benchmarks.length === 0) return
+    if (cases.length === 0) return
+    // One folder per run keeps its files together; the summaries and reports are also copied to `dir`.
+    let run = ''
+    await this.guard('the run folder', async () => {
+      run = await createRunFolder(dir, this.startedAt)
+    })
+    const collected: Collected[] = []
+    const annotations: string[] = []
+    for (const { testCase, meta, moduleId } of cases) {
+      const b = await this.collect(testCase, meta, relative(root, moduleId), dir, run)
+      collected.push(b)
+      // GitHub resolves annotation paths from the checkout (GITHUB_WORKSPACE).
+      const file = relative(process.env.GITHUB_WORKSPACE ?? process.cwd(), moduleId)
+      for (const a of benchmarkAnnotations(b, { file, ...testCase.location }))
+        annotations.push(formatAnnotation(a))
+    }
+    const benchmarks = collected.map(({ result: _, ...b }) => b)
     const summary: RunSummary = { date: new Date().toISOString(), reason, benchmarks }
     if (this.options.console) {
       for (const b of benchmarks) {
         this.log(consoleLine(b))
+        for (const line of failedCheckLines(b)) this.log(`servebench   ${line}`)
         for (const w of b.warnings) this.log(`servebench ⚠ ${b.file} › ${b.name}: ${w}`)
       }
     }
+    if (this.options.annotations) for (const line of annotations) this.log(line)
+    const shard = this.vitest?.config.shard
+    const markdown = renderMarkdownSummary(summary, shard ? { shard: `${shard.index}/${shard.count}` } : {})
     await this.guard('the run summary', async () => {
-      await mkdir(dir, { recursive: true })
-      if (this.options.summary)
-        await writeFile(join(dir, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
-      if (this.options.markdown) {
-        const md = renderMarkdownSummary(summary)
-        await writeFile(join(dir, SUMMARY_MARKDOWN), md)
-        const step = process.env.GITHUB_STEP_SUMMARY
-        if (step) await appendFile(step, `${md}\n`)
+      for (const folder of run === '' ? [dir] : [join(dir, run), dir]) {
+        if (this.options.summary)
+          await writeFile(join(folder, SUMMARY_JSON), `${JSON.stringify(summary, null, 2)}\n`)
+        if (this.options.markdown) await writeFile(join(folder, SUMMARY_MARKDOWN), markdown)
+        if (this.options.prComment)
+          await writeReportFile(join(folder, PR_COMMENT_MARKDOWN), renderPrComment(summary))
+      }
+      // Appended, so each shard of a sharded run adds its own section.
+      const step = process.env.GITHUB_STEP_SUMMARY
+      if (this.options.markdown && step) await appendFile(step, `${markdown}\n`)
+      if (this.options.csv) {
+        const rows = collected.flatMap((b) =>
+          b.result ? [{ name: `${b.file} › ${b.name}`, result: b.result }] : [],
+        )
+        for (const folder of run === '' ? [dir] : [join(dir, run), dir])
+          await writeReportFile(join(folder, SUMMARY_CSV), summaryCsv(rows))
       }
     })
-    this.log(`servebench: results written to ${relative(process.cwd(), dir) || '.'}`)
+    const junit = this.options.junit
+    if (junit !== false) {
+      await this.guard('the JUnit report', async () => {
+        const path = resolve(root, junit)
+        await mkdir(dirname(path), { recursive: true })
+        await writeFile(path, renderJunitXml(summary))
+      })
+    }
+    const history = this.options.history
+    let entries: HistoryEntry[] | undefined
+    if (history !== false) {
+      await this.guard('the history', async () => {
+        const lines = formatHistoryLines(historyEntries(summary, { commit: commitOf(root) }))
+        const path = await appendHistory(resolve(root, history), lines)
+        if (this.options.html) entries = parseHistory(await readFile(path, 'utf8')).entries
+      })
+    }
+    if (this.options.html) {
+      await this.guard('the HTML report', async () => {
+        const baselineDir = this.options.baselineDir || resolve(root, '__baselines__')
+        const results = collected.flatMap((b) =>
+          b.result
+            ? [
+                {
+                  name: `${b.file} › ${b.name}`,
+                  result: b.result,
+                  verdicts: b.verdicts,
+                  ...baselineSamples(baselineDir, root, b),
+                },
+              ]
+            : [],
+        )
+        const html = buildHtmlReport(
+          { results, ...(entries ? { history: entries } : {}) },
+          { title: 'servebench run', generatedAt: summary.date, library: await readChartLibrary() },
+        )
+        for (const folder of run === '' ? [dir] : [join(dir, run), dir])
+          await writeReportFile(join(folder, HTML_REPORT), html)
+      })
+    }
+    if (run !== '') {
+      await this.guard('old run folders', async () => {
+        await pruneRunFolders(dir, this.options.keepRuns, run)
+      })
+    }
+    this.log(`servebench: results written to ${relative(process.cwd(), join(dir, run)) || '.'}`)
+    const outputJson = this.vitest?.config.mode === 'benchmark' && this.vitest.config.benchmark?.outputJson
+    if (outputJson) {
+      this.log(
+        `servebench: --outputJson lists bench() micro-benchmarks only; serveBench results are in ${relative(process.cwd(), join(dir, SUMMARY_JSON))} (Vitest's JSON report of the benchmarks: --reporter=json --outputFile=<file>)`,
+      )
+    }
   }
 
   private async collect(
     testCase: TestCase,
     meta: ServeBenchMeta,
     file: string,
-    dir: string,
-  ): Promise<SummaryBenchmark & { warnings: string[] }> {
+    resultDir: string,
+    run: string,
+  ): Promise<Collected> {
+    const dir = join(resultDir, run)
     const state = testCase.result().state
     const result = meta.result
     let resultFile: string | null = null
     const label = slug(
       `${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${testCase.fullName}`,
     )
-    // The writers take the generation type; a pooling result has every key they read.
-    const asWritten = result as BenchResult | undefined
-    const output = {
-      saveResult: true,
-      saveDetailed: this.options.saveDetailed,
-      appendResult: false,
-      resultDir: dir,
-    }
-    if (asWritten && this.options.json) {
-      await this.guard(`the result of '${testCase.fullName}'`, async () => {
-        resultFile = basename(await writeResult(asWritten, output, { label }))
-      })
-    }
     const timeline = this.options.timeline
-    if (asWritten && timeline !== false && Array.isArray(asWritten.ttfts)) {
-      await this.guard(`the timeline of '${testCase.fullName}'`, async () => {
-        const html = buildTimelineHtml(asWritten, {
-          title: `${file} › ${testCase.fullName}`,
-          ...(typeof timeline === 'object' && timeline.itlThresholdsMs
-            ? { itlThresholdsMs: timeline.itlThresholdsMs }
-            : {}),
+    if (result) {
+      const name = testCase.fullName
+      const what: Record<RunFile, string> = {
+        result: `the result of '${name}'`,
+        pytorch: `the PyTorch records of '${name}'`,
+        segment: `the segment file of '${name}'`,
+        timeline: `the timeline of '${name}'`,
+        'dataset-stats': `the dataset statistics plot of '${name}'`,
+      }
+      const output = { resultDir: dir, saveDetailed: this.options.saveDetailed, appendResult: false }
+      const run = runResultOf(meta, result)
+      await writeRunFiles(run, {
+        output,
+        naming: { label },
+        result: this.options.json,
+        timeline:
+          timeline === false
+            ? false
+            : {
+                title: `${file} › ${name}`,
+                ...(typeof timeline === 'object' && timeline.itlThresholdsMs
+                  ? { itlThresholdsMs: timeline.itlThresholdsMs }
+                  : {}),
+              },
+        datasetStats: this.options.datasetStats,
+        onWritten: (written, path) => {
+          // Relative to the result directory: `run-…/<name>.json`.
+          if (written === 'result') resultFile = relative(resultDir, path)
+        },
+        // A failure while writing is reported, never thrown over the test results.
+        onError: (failed, error) => this.reportWriteError(what[failed], error),
+      })
+      if (this.options.csv) {
+        await this.guard(`the request CSV of '${name}'`, async () => {
+          const csv = requestsCsv(run.result)
+          if (csv !== undefined)
+            await writeReportFile(requestsCsvPath(resultPath(run.result, output, { label })), csv)
         })
-        await writeTimeline(html, resultPath(asWritten, output, { label }))
-      })
-    }
-    const lens = asWritten && this.options.datasetStats ? datasetStatsInput(asWritten) : undefined
-    if (asWritten && lens !== undefined) {
-      await this.guard(`the dataset statistics plot of '${testCase.fullName}'`, async () => {
-        await writeDatasetStats(datasetStatsPng(lens), resultPath(asWritten, output, { label }))
-      })
+      }
     }
     return {
       file,
@@ -163,6 +332,7 @@ export class ServebenchReporter implements Reporter {
       verdicts: meta.verdicts,
       errors: (testCase.result().errors ?? []).map((e) => e.message),
       warnings: meta.warnings ?? [],
+      ...(result ? { result: { ...result } } : {}),
     }
   }
 
@@ -176,14 +346,83 @@ export class ServebenchReporter implements Reporter {
     try {
       await fn()
     } catch (error) {
-      const line = `servebench: could not write ${what}: ${(error as Error).message}`
-      if (this.vitest) this.vitest.logger.error(line)
-      else console.error(line)
+      this.reportWriteError(what, error)
     }
+  }
+
+  private reportWriteError(what: string, error: unknown): void {
+    const line = `servebench: could not write ${what}: ${(error as Error).message}`
+    if (this.vitest) this.vitest.logger.error(line)
+    else console.error(line)
+  }
+}
+
+/** A benchmark as collected: its summary entry, the warnings to print and the result in memory. */
+type Collected = SummaryBenchmark & { warnings: string[]; result?: Record<string, unknown> }
+
+// The stored baseline's samples of a benchmark compared with one (its runs pooled), for the report;
+// nothing when it has no comparison or the file cannot be read.
+function baselineSamples(
+  baselineDir: string,
+  root: string,
+  b: SummaryBenchmark,
+): { baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>> } {
+  if (
+    !b.verdicts.some(
+      (v) =>
+        v.matcher === 'toMatchBaseline' && !(v as { recording?: boolean }).recording && v.checks.length > 0,
+    )
+  )
+    return {}
+  try {
+    const stored = readBaseline(baselineFilePath(baselineDir, root, b.file), b.name)
+    if (stored.status !== 'found') return {}
+    const pooled = (family: string): number[] => stored.record.runs.flatMap((r) => r.samples[family] ?? [])
+    return { baseline: { ttft: pooled('ttft'), itl: pooled('itl'), e2el: pooled('e2el') } }
+  } catch {
+    return {}
+  }
+}
+
+// The commit a history line is about: CI's own variable, else the checkout's HEAD, else unknown.
+function commitOf(root: string): string | null {
+  const fromEnv = process.env.GITHUB_SHA ?? process.env.SERVEBENCH_COMMIT
+  if (fromEnv) return fromEnv
+  try {
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || null
+    )
+  } catch {
+    return null
   }
 }
 
 const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
+
+/** Throws on a `keepRuns` that is not a whole number of at least 1 (or `Infinity`). */
+export function assertKeepRuns(keep: unknown): void {
+  if (keep === Number.POSITIVE_INFINITY || (Number.isInteger(keep) && (keep as number) >= 1)) return
+  throw new TypeError(
+    `servebench({ reporters: { keepRuns } }) must be a whole number of run folders to keep, at least 1, or Infinity (got ${JSON.stringify(keep) ?? String(keep)})`,
+  )
+}
+
+/** The checks that failed their assertion, one line each with its numbers: `✗ p99 TTFT 412.3 ms > 300 ms (95% CI …)`. */
+export function failedCheckLines(b: SummaryBenchmark): string[] {
+  return b.verdicts.flatMap((v) =>
+    v.pass ? [] : v.checks.filter((c) => !c.pass).map((c) => `${formatLine(c)} (${v.matcher})`),
+  )
+}
+
+function runResultOf(meta: ServeBenchMeta, result: ServeBenchResult): RunResult {
+  const kind = meta.kind ?? (Array.isArray(result.ttfts) ? 'generation' : 'pooling')
+  if (kind === 'pooling') return { kind, result: result as PoolingBenchResult }
+  return { kind, result: result as BenchResult }
+}
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)

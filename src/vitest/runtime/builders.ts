@@ -1,4 +1,3 @@
-import { DATASET_REGISTRY } from '../../config/dataset-registry.ts'
 import type {
   BurstGptDatasetOptions,
   BurstGptDatasetSpec,
@@ -41,6 +40,7 @@ import type {
   RandomDatasetSpec,
   TraceLoadOptions,
 } from '../../config/dsl-options.ts'
+import { DATASET_REGISTRY } from '../../datasets/registry.ts'
 
 /**
  * The DSL's value builders. They return plain tagged objects; `serveBench` validates them when the

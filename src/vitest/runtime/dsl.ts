@@ -7,7 +7,6 @@ import { configWorkload } from '../../config/fingerprint.ts'
 import { mergeVerdictOptions, resolveVerdictOptions } from '../../config/verdict-options.ts'
 import { EndpointError, isUserError } from '../../errors.ts'
 import { configFingerprint, resolveDsl } from '../../options/from-dsl.ts'
-import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import {
   checkFailureRatio,
   DEFAULT_MAX_FAILURE_RATIO,
@@ -23,6 +22,7 @@ import { runInRounds } from './rounds.ts'
 import { failedCount } from './samples.ts'
 import { meanStepLagMs, noteStepLag, readStepLag } from './simulator-lag.ts'
 import { replaySegments, suiteSegmentMode, writeSuiteSegment } from './suite-segments.ts'
+import { benchmarkTable, servebenchBenchFn } from './vitest-bench.ts'
 
 /**
  * Assertions on a finished run; `result` is the Python-schema result with per-request arrays:
@@ -51,10 +51,13 @@ export interface ServeBench extends ServeBenchFn {
   each: ServeBenchEach
 }
 
+/** Vitest 5's `bench` test fixture, as far as servebench uses it (Vitest 4 has none). */
+type BenchFixture = (name: string, fn: () => unknown) => { run(): Promise<unknown> }
+
 type TestLike = (
   name: string,
   options: { timeout?: number; meta?: { servebench?: ServeBenchMeta } },
-  fn: (context: TestContext) => Promise<void>,
+  fn: (context: TestContext & { bench?: BenchFixture }) => Promise<void>,
 ) => void
 
 /**
@@ -116,7 +119,8 @@ function define(api: TestLike): ServeBenchFn {
       settings.simulator &&
       verdictOptions.clientCheck !== 'off' &&
       config.endpoint.baseUrl === settings.baseUrl
-    api(name, testOptions, async ({ task, signal }) => {
+    // `bench` is destructured so that Vitest 5 sets up its fixture (Vitest reads the parameter).
+    api(name, testOptions, async ({ task, signal, bench }) => {
       const meta: ServeBenchMeta = { ...collected, verdicts: [] }
       task.meta.servebench = meta
       // A cancelled run (Ctrl+C in watch mode, --bail) settles the task at once, before the
@@ -150,10 +154,10 @@ function define(api: TestLike): ServeBenchFn {
       }).finally(() => signal.removeEventListener('abort', onAbort))
       const judged = await judging
       const { outcome } = judged
-      const result: ServeBenchResult =
-        outcome.task === 'pooling' ? (outcome.result as unknown as PoolingBenchResult) : outcome.result
+      const result: ServeBenchResult = outcome.result
       // Stored before the assertions run, so a missed SLO still reports its numbers.
       meta.result = result
+      meta.kind = outcome.kind
       meta.interrupted = outcome.interrupted
       meta.rounds = judged.rounds
       if (judged.invalid) meta.invalid = judged.invalid
@@ -166,6 +170,9 @@ function define(api: TestLike): ServeBenchFn {
       // The embedded simulator listens on a new port each time: its host says nothing.
       if (settings.simulator && meta.provenance.server) meta.provenance.server.host = 'embedded simulator'
       assertSomeAnswered(config, result)
+      // On Vitest 5 under `vitest bench`, the run is also a row of Vitest's benchmark table.
+      const table = bench && benchmarkTable()
+      if (table) await bench(name, servebenchBenchFn(name, result, table.retainSamples)).run()
       const warning = assertFailureRatio(config, outcome.records)
       const warnings = [...judged.warnings, ...(warning ? [warning] : [])]
       if (warnings.length > 0) meta.warnings = warnings

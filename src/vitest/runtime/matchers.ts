@@ -1,5 +1,6 @@
 import { inject, type RunnerTestCase } from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
+import { formatCheck, formatLine } from '../../report/check-format.ts'
 import type {
   GoodputExpectation,
   ServeBenchResult,
@@ -131,8 +132,6 @@ export const servebenchMatchers = {
   },
 }
 
-/** What a check prints as its verdict: `✓`, `✗`, `?` (inconclusive) or `!` (invalid). */
-const MARKS: Record<VerdictValue, string> = { pass: '✓', fail: '✗', inconclusive: '?', invalid: '!' }
 const SEVERITY: VerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
 
 function finish(
@@ -176,27 +175,6 @@ function finish(
   if (meta?.probing) return { pass: !ctx.isNot, message }
   // No actual/expected: Vitest would print them as a diff of every check, passing ones included.
   return { pass: met, message }
-}
-
-/** One line of a matcher's message: mark, check, interval, and what decides an inconclusive one. */
-export function formatLine(c: VerdictCheck, confidence = 0.95, rounds = 1): string {
-  // A baseline check's detail is its whole line, mark included.
-  if (c.detail && c.verdict !== 'invalid') return c.detail
-  const parts = [`${MARKS[c.verdict]} ${formatCheck(c)}`]
-  if (c.interval && c.verdict !== 'invalid') {
-    const [lo, hi] = c.interval.map((v) => formatBound(v, c.unit))
-    const unit = c.unit === 'fraction' || c.unit === 'count' ? '' : ` ${c.unit}`
-    parts.push(`(${Number((confidence * 100).toFixed(1))}% CI ${lo} … ${hi}${unit})`)
-  }
-  if (c.verdict === 'inconclusive') {
-    const after = rounds > 1 ? ` after ${rounds} rounds` : ''
-    const needed =
-      c.neededRequests !== undefined && Number.isFinite(c.neededRequests)
-        ? `; about ${formatCount(c.neededRequests)} requests would decide it`
-        : '; more requests would not decide it (the estimate sits on the bound)'
-    parts.push(`— inconclusive${after}${c.neededRequests !== undefined ? needed : ''}`)
-  }
-  return parts.join(' ')
 }
 
 function willRecord(ctx: {
@@ -302,42 +280,6 @@ function validateGoodput(
     )
   }
   return slo
-}
-
-/** `p99 TTFT 412.3 ms > 300 ms`, `error rate 20.0% > 1.0%`, `request throughput 9.80 req/s < 10 req/s`. */
-export function formatCheck(c: VerdictCheck): string {
-  const lower = c.unit === 'req/s' || c.unit === 'tok/s' || c.metric === 'goodput'
-  // The point estimate's side of the bound, whatever the verdict made of it.
-  const within = lower ? c.actual >= c.limit : c.actual <= c.limit
-  const op = within ? (lower ? '≥' : '≤') : lower ? '<' : '>'
-  return `${c.metric} ${formatValue(c.actual, c.unit)} ${op} ${formatLimit(c.limit, c.unit)}`
-}
-
-// An interval end without its unit (the line gives it once).
-function formatBound(v: number, unit: string): string {
-  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞'
-  if (unit === 'fraction') return `${(v * 100).toFixed(1)}%`
-  if (unit === 'count') return String(v)
-  return unit === 'ms' ? v.toFixed(1) : v.toFixed(2)
-}
-
-function formatCount(n: number): string {
-  return n >= 10_000 ? `${Math.round(n / 1000)}k` : String(Math.ceil(n))
-}
-
-export function formatValue(v: number, unit: string): string {
-  if (Number.isNaN(v)) return 'n/a (no successful requests)'
-  if (unit === 'fraction') return `${(v * 100).toFixed(1)}%`
-  if (unit === 'count') return String(v)
-  if (unit === 'ms') return `${v.toFixed(1)} ms`
-  return `${v.toFixed(2)} ${unit}`
-}
-
-// Limits as the user wrote them: `300 ms`, `1%`, `10 req/s`.
-function formatLimit(v: number, unit: string): string {
-  if (unit === 'fraction') return `${Number((v * 100).toPrecision(6))}%`
-  if (unit === 'count') return String(v)
-  return `${v} ${unit}`
 }
 
 function formatGoodputSlo(slo: GoodputConfig): string {

@@ -3,7 +3,8 @@ import type { RunnerTestCase } from 'vitest'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import type { ResolvedVerdictOptions } from '../../config/verdict-options.ts'
 import { mergeRounds } from '../../runner/merge-rounds.ts'
-import type { RunOutcome } from '../../runner/run-benchmark.ts'
+import { planRun } from '../../runner/run-plan.ts'
+import type { RunOutcome } from '../../runner/run-types.ts'
 import type { ServeBenchMeta, ServeBenchResult, Verdict } from '../shared/meta.ts'
 import { clientHealthOf } from './samples.ts'
 
@@ -39,6 +40,12 @@ export async function runInRounds(input: {
   measure: MeasureRound
 }): Promise<JudgedOutcome> {
   const { config, options, meta, assertions, measure } = input
+  // The CLI's choice of mode; the DSL has no sweep or --num-runs.
+  const plan = planRun(config)
+  assert(
+    plan.kind === 'single' || plan.kind === 'multi-turn',
+    `serveBench cannot run a ${plan.kind} plan. This is a bug in servebench.`,
+  )
   const budget = options.budget
   const rounds: RunOutcome[] = []
   let requests = 0
@@ -66,9 +73,16 @@ export async function runInRounds(input: {
     seconds += measured.outcome.result.duration
     merged = mergeRounds(config, rounds)
     meta.result = merged.result
+    meta.kind = merged.kind
     meta.interrupted = merged.interrupted
     // A multi-turn run's records are conversations: it is judged on its one round.
-    if (merged.interrupted || invalid || !assertions || merged.result.completed === 0 || config.multiTurn)
+    if (
+      merged.interrupted ||
+      invalid ||
+      !assertions ||
+      merged.result.completed === 0 ||
+      plan.kind === 'multi-turn'
+    )
       break
     const probe = await probeAssertions(meta, assertions)
     wantsBaseline = probe.wantsBaseline
@@ -93,7 +107,7 @@ export async function runInRounds(input: {
         invalid = replicate.invalid
         break
       }
-      baselineRuns.push(replicate.outcome.result as ServeBenchResult)
+      baselineRuns.push(replicate.outcome.result)
     }
   }
   return { outcome, rounds: rounds.length, baselineRuns, warnings, ...(invalid ? { invalid } : {}) }
@@ -107,7 +121,7 @@ async function measureValid(
   for (let attempt = 0; ; attempt++) {
     // A retry gets prompts of its own: the same ones again would hit the server's prefix cache.
     const outcome = await measure(attempt === 0 ? config : { ...config, seed: config.seed + 500 + attempt })
-    const health = clientHealthOf(outcome.result as ServeBenchResult)
+    const health = clientHealthOf(outcome.result)
     if (!health?.saturated || outcome.interrupted) return { outcome }
     if (attempt >= retries) return { outcome, invalid: health.reasons.join('; ') }
   }

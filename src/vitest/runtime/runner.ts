@@ -1,5 +1,16 @@
-import { BenchmarkRunner, type RunnerTask, type RunnerTestSuite, TestRunner } from 'vitest'
+import type { RunnerTask, RunnerTestSuite } from 'vitest'
+import * as vitest from 'vitest'
 import { lateResults } from './late-results.ts'
+import { noteBenchmarkProject } from './vitest-bench.ts'
+
+// Vitest 4 runs `bench()` files with its BenchmarkRunner. Vitest 5 has none (it registers
+// benchmarks inside tests, and its runner runs them): read through the namespace, a missing
+// export is `undefined` rather than a link error.
+const BenchmarkRunner = (vitest as unknown as { BenchmarkRunner?: BenchmarkRunnerStatics }).BenchmarkRunner
+
+interface BenchmarkRunnerStatics {
+  prototype: { importTinybench: unknown; runSuite: (suite: RunnerTestSuite) => Promise<void> }
+}
 
 /**
  * The Vitest runner of servebench projects. serveBench tasks are ordinary test tasks, so Vitest's
@@ -8,17 +19,18 @@ import { lateResults } from './late-results.ts'
  * @vitest/runner reads `runner.runSuite` after `onBeforeRunSuite`, and uses its own loop when it
  * is undefined. Relies on Vitest internals; the plugin checks the Vitest version at start-up.
  */
-export default class ServebenchRunner extends TestRunner {
+export default class ServebenchRunner extends vitest.TestRunner {
   private benchFile = false
-  // Used by the borrowed BenchmarkRunner.runSuite.
-  importTinybench = BenchmarkRunner.prototype.importTinybench
+  // Used by the borrowed BenchmarkRunner.runSuite (Vitest 4).
+  importTinybench = BenchmarkRunner?.prototype.importTinybench
 
   get runSuite(): ((suite: RunnerTestSuite) => Promise<void>) | undefined {
-    return this.benchFile ? BenchmarkRunner.prototype.runSuite : undefined
+    return this.benchFile ? BenchmarkRunner?.prototype.runSuite : undefined
   }
 
   override async onBeforeRunSuite(suite: RunnerTestSuite): Promise<void> {
     if (suite.file === suite) {
+      if (BenchmarkRunner === undefined) noteBenchmarkProject(this.config.benchmark)
       const { bench, serveBench } = countTasks(suite)
       if (this.config.mode === 'benchmark' && bench > 0 && serveBench > 0) {
         // Failing the file here (not throwing) makes @vitest/runner skip its tasks and report it.
@@ -35,7 +47,7 @@ export default class ServebenchRunner extends TestRunner {
         this.benchFile = false
         return
       }
-      this.benchFile = this.config.mode === 'benchmark' && bench > 0
+      this.benchFile = BenchmarkRunner !== undefined && this.config.mode === 'benchmark' && bench > 0
     }
     await super.onBeforeRunSuite(suite)
   }

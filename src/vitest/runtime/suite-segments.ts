@@ -75,7 +75,7 @@ export async function replaySegments(fingerprint: string, dir: string): Promise<
   return {
     result: merged.result,
     records: merged.records,
-    task: 'generation',
+    kind: 'generation',
     interrupted: merged.interrupted,
     retries: { retries: 0, retriedRequests: 0, recovered: 0 },
   }

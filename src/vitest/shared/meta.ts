@@ -9,6 +9,7 @@ import type { EndpointOptions } from '../../config/dsl-options.ts'
 import type { VerdictOptions } from '../../config/verdict-options.ts'
 import type { PoolingBenchResult } from '../../report/pooling-result.ts'
 import type { BenchResult } from '../../report/result-types.ts'
+import type { RunKind } from '../../report/run-result.ts'
 import type { BaselineProvenance } from '../runtime/provenance.ts'
 
 /**
@@ -134,6 +135,8 @@ export interface ServeBenchMeta {
   goodput?: GoodputConfig
   /** The Python-schema result with per-request arrays; set before the assertions run. */
   result?: ServeBenchResult
+  /** The shape of `result` (`generation`, `pooling` or `multi-turn`); set with it. */
+  kind?: RunKind
   /** The run was stopped before every request was answered. */
   interrupted?: boolean
   /** Why the run is `invalid`: the client self-check's reasons, after the retries. */

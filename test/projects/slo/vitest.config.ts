@@ -13,6 +13,11 @@ export default defineConfig({
       // These suites test other things on a busy test machine: a starved client is noted, not
       // failed. slo-invalid.bench.ts sets clientCheck: 'fail' to test the check itself.
       verdicts: { clientCheck: 'warn' },
+      reporters: {
+        csv: process.env.SB_CSV === '1',
+        html: process.env.SB_HTML === '1',
+        history: process.env.SB_HISTORY ?? false,
+      },
     }),
   ],
   test: { include: [process.env.SB_INCLUDE ?? '*.test.ts'] },

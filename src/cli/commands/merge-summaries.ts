@@ -1,0 +1,113 @@
+import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve } from 'node:path'
+import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
+import { renderJunitXml } from '../../report/junit.ts'
+import { type RunSummary, renderMarkdownSummary } from '../../report/markdown.ts'
+import { mergeSummaries, type ShardSummary, summaryProblems } from '../../report/merge-summaries.ts'
+import { consoleLine, failedCheckLines, SUMMARY_JSON, SUMMARY_MARKDOWN } from '../../vitest/node/reporter.ts'
+
+const USAGE = `Usage: servebench merge-summaries <dir|summary.json>... [--output-dir DIR] [--junit FILE]
+
+Merges the servebench-summary.json of each shard of a sharded run (vitest bench --shard i/n) into
+one summary, as if the run had not been split: servebench-summary.json and servebench-summary.md
+in --output-dir (default servebench-merged), the Markdown also appended to $GITHUB_STEP_SUMMARY
+when set, and JUnit XML with --junit. A directory argument is read as <dir>/servebench-summary.json.
+
+Exit codes: 0 every benchmark passed, 1 one failed, 2 a bad file or flag.
+`
+
+/** `servebench merge-summaries DIR… [--output-dir DIR] [--junit FILE]`. */
+export async function runMergeSummariesCommand(args: readonly string[]): Promise<number> {
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+    process.stdout.write(USAGE)
+    return EXIT_CODES.ok
+  }
+  const { inputs, outputDir, junit } = parseArgs(args)
+  const shards = await Promise.all(inputs.map(readSummary))
+  const out = resolve(outputDir)
+  let merged: RunSummary
+  try {
+    // Result files stay where the shards wrote them; the merged summary points at them from `out`.
+    merged = mergeSummaries(shards, (shard, file) => relative(out, resolve(dirname(shard.path), file)))
+  } catch (error) {
+    throw new ConfigError([{ path: 'merge-summaries', message: (error as Error).message }])
+  }
+  const md = renderMarkdownSummary(merged)
+  await mkdir(out, { recursive: true })
+  await writeFile(join(out, SUMMARY_JSON), `${JSON.stringify(merged, null, 2)}\n`)
+  await writeFile(join(out, SUMMARY_MARKDOWN), md)
+  const step = process.env.GITHUB_STEP_SUMMARY
+  if (step) await appendFile(step, `${md}\n`)
+  if (junit !== undefined) {
+    await mkdir(dirname(resolve(junit)), { recursive: true })
+    await writeFile(resolve(junit), renderJunitXml(merged))
+  }
+  for (const b of merged.benchmarks) {
+    console.log(consoleLine(b))
+    for (const line of failedCheckLines(b)) console.log(`servebench   ${line}`)
+  }
+  console.log(
+    `servebench: merged ${shards.length} summar${shards.length === 1 ? 'y' : 'ies'} (${merged.benchmarks.length} benchmarks) into ${relative(process.cwd(), out) || '.'}`,
+  )
+  return merged.benchmarks.some((b) => b.state === 'failed') ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
+}
+
+function parseArgs(args: readonly string[]): { inputs: string[]; outputDir: string; junit?: string } {
+  const inputs: string[] = []
+  const issues: ConfigIssue[] = []
+  let outputDir = 'servebench-merged'
+  let junit: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined]
+    if (flag === '--output-dir' || flag === '--junit') {
+      const value = inline ?? args[++i]
+      if (value === undefined || value === '') issues.push({ path: flag, message: 'needs a path' })
+      else if (flag === '--output-dir') outputDir = value
+      else junit = value
+    } else if (arg.startsWith('-')) {
+      issues.push({
+        path: arg,
+        message: 'is not a flag of servebench merge-summaries; valid: --output-dir, --junit, --help',
+      })
+    } else inputs.push(arg)
+  }
+  if (inputs.length === 0)
+    issues.push({
+      path: 'merge-summaries',
+      message:
+        'needs at least one shard folder or servebench-summary.json; see servebench merge-summaries --help',
+    })
+  if (issues.length > 0) throw new ConfigError(issues)
+  return { inputs, outputDir, ...(junit !== undefined ? { junit } : {}) }
+}
+
+async function readSummary(input: string): Promise<ShardSummary> {
+  let path = input
+  let text: string
+  try {
+    if ((await stat(input)).isDirectory()) path = join(input, SUMMARY_JSON)
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    throw new ConfigError([{ path, message: `cannot be read (${code ?? (error as Error).message})` }], {
+      cause: error,
+    })
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new ConfigError([{ path, message: `is not JSON (${(error as Error).message})` }])
+  }
+  const problems = summaryProblems(value)
+  if (problems.length > 0) {
+    throw new ConfigError(
+      problems.slice(0, 5).map((p) => ({ path, message: `is not a servebench-summary.json: ${p}` })),
+    )
+  }
+  return { path, summary: value as RunSummary }
+}

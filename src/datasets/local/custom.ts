@@ -1,0 +1,91 @@
+import type { CustomDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { CustomDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
+import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { renderUserPrompt, usesChatTemplate } from '../chat-prompt.ts'
+import { type DslFieldTable, defineDataset } from '../dataset-module.ts'
+import type { TokenizerFreeContext } from '../index.ts'
+import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
+import {
+  DISABLE_SHUFFLE,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+  SKIP_CHAT_TEMPLATE,
+} from '../shared-flags.ts'
+import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
+
+/** `--dataset-name custom`: JSONL `{"prompt", "output_tokens"?}` lines. */
+export const customDataset = defineDataset<'custom'>({
+  kind: 'custom',
+  summary: 'your JSONL prompts',
+  datasetName: 'custom',
+  builder: 'custom',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    outputLen: f(CUSTOM_OUTPUT_LEN.name),
+    skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<CustomDatasetOptions>,
+  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveCustom,
+  generate: generateCustom,
+})
+
+// custom is the one dataset Python runs with --skip-tokenizer-init (each prompt then counts 1 token).
+function resolveCustom(read: Reader, context: DatasetFlagContext): CustomDatasetConfig {
+  const path = requirePath(read, 'custom', 'a .jsonl file', context.issues)
+  return {
+    kind: 'custom',
+    path,
+    outputLen: readCustomOutputLen(read, context.issues, true),
+    skipChatTemplate: read.bool(SKIP_CHAT_TEMPLATE.name),
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+}
+
+const NAME = 'custom'
+
+/**
+ * The `custom` dataset (Python: `CustomDataset`; Rust §4.7). Each JSONL line is
+ * `{"prompt": str, "output_tokens"?: int}`. Lines are shuffled with the seed (unless
+ * `disableShuffle`), the first `numPrompts` are taken and repeated up to `numPrompts` unless
+ * `noOversample`. Each prompt is rendered as one user message with the tokenizer's chat template
+ * unless `skipChatTemplate`, the backend is a chat backend, or the tokenizer has none
+ * (`usesChatTemplate`). `promptLen` counts `encode(prompt)` with special tokens, as Python does;
+ * without a tokenizer (`--skip-tokenizer-init`) prompts are sent raw with `promptLen` 1, as Python.
+ */
+export async function generateCustom(
+  config: CustomDatasetConfig,
+  context: TokenizerFreeContext,
+): Promise<SampleRequest[]> {
+  const { path } = config
+  const lines = (await readCustomJsonl(NAME, path)).map((row) => {
+    const { line, value } = row
+    const prompt = value.prompt
+    if (prompt === undefined) throw fieldError(NAME, path, line, 'prompt', 'is missing')
+    if (typeof prompt !== 'string')
+      throw fieldError(NAME, path, line, 'prompt', `must be a string (got ${typeName(prompt)})`)
+    return { prompt, outputLen: lineOutputLen(NAME, path, row, config.outputLen) }
+  })
+  const picked = shuffled(lines, context.seed, config.disableShuffle).slice(0, context.numPrompts)
+  const requests: SampleRequest[] = []
+  const { tokenizer } = context
+  const templated =
+    tokenizer !== undefined && usesChatTemplate(NAME, { ...context, tokenizer }, config.skipChatTemplate)
+  for (const { prompt: raw, outputLen } of picked) {
+    if (tokenizer === undefined) {
+      requests.push({ prompt: raw, promptLen: 1, expectedOutputLen: outputLen })
+      continue
+    }
+    const prompt = templated ? renderUserPrompt(raw, { ...context, tokenizer }) : raw
+    const promptLen = (await tokenizer.encode(prompt, { addSpecialTokens: true })).length
+    requests.push({ prompt, promptLen, expectedOutputLen: outputLen })
+  }
+  return oversample(requests, context.numPrompts, context.seed, config.noOversample)
+}

@@ -1,0 +1,71 @@
+import type { SpecBenchDatasetConfig } from '../../config/bench-config.ts'
+import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
+import type { SpecBenchDatasetOptions } from '../../config/dsl-datasets.ts'
+import { f } from '../../config/dsl-fields.ts'
+import type { SampleRequest } from '../../config/records.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import { parseJsonl, readDatasetFile } from '../sampling.ts'
+import {
+  DISABLE_SHUFFLE,
+  NO_OVERSAMPLE,
+  NUM_PROMPTS_FIELD,
+  ORDER_FIELDS,
+  PATH_FIELD,
+} from '../shared-flags.ts'
+import { sampleFirstTurns } from './speed-bench.ts'
+
+/** Python's `--spec-bench-output-len` default. */
+export const DEFAULT_SPEC_BENCH_OUTPUT_LEN = 256
+
+const OUTPUT_LEN = flagRow('--spec-bench-output-len', 'int', 'spec_bench: output tokens per request.', {
+  default: String(DEFAULT_SPEC_BENCH_OUTPUT_LEN),
+  parity: 'python',
+})
+const CATEGORY = flagRow('--spec-bench-category', 'string', 'spec_bench: keep only this category.', {
+  parity: 'python',
+})
+
+/** `--dataset-name spec_bench`: the first turn of each row of Spec-Bench's `question.jsonl`. */
+export const specBenchDataset = defineDataset<'spec_bench'>({
+  kind: 'spec_bench',
+  summary: "Spec-Bench's `question.jsonl`",
+  datasetName: 'spec_bench',
+  builder: 'specBench',
+  fields: {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    outputLen: f(OUTPUT_LEN.name),
+    category: f(CATEGORY.name),
+    ...ORDER_FIELDS,
+  } satisfies DslFieldTable<SpecBenchDatasetOptions>,
+  flags: [OUTPUT_LEN, CATEGORY, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  resolve: resolveSpecBench,
+  generate: generateSpecBench,
+})
+
+function resolveSpecBench(read: Reader, context: DatasetFlagContext): SpecBenchDatasetConfig {
+  needsTokenizer('spec_bench', context)
+  const category = read.string(CATEGORY.name)
+  return {
+    kind: 'spec_bench',
+    path: requirePath(read, 'spec_bench', "Spec-Bench's question.jsonl", context.issues),
+    outputLen: read.int(OUTPUT_LEN.name, 1) ?? DEFAULT_SPEC_BENCH_OUTPUT_LEN,
+    ...(category !== undefined ? { category } : {}),
+    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
+    noOversample: read.bool(NO_OVERSAMPLE.name),
+  }
+}
+
+/**
+ * The `spec_bench` dataset (Python: `SpecBench`): Spec-Bench's `question.jsonl`, rows
+ * `{"question_id", "category", "turns": [str, ...]}`. The prompt is the first turn; `category`
+ * keeps one category; lengths, shuffle and oversampling as speed_bench.
+ */
+export async function generateSpecBench(
+  config: SpecBenchDatasetConfig,
+  context: DatasetContext,
+): Promise<SampleRequest[]> {
+  const rows = parseJsonl('spec_bench', config.path, await readDatasetFile('spec_bench', config.path))
+  return sampleFirstTurns('spec_bench', config.path, rows, config, context)
+}

@@ -1,0 +1,72 @@
+/**
+ * What the random family shares (random, random-mm, random-rerank, multi-turn): the length flags,
+ * their defaults and how they are read. `--input-len`/`--output-len` win over their `--random-*`
+ * forms, as in Python.
+ */
+import type { RandomDatasetConfig } from '../../config/bench-config.ts'
+import { defaultBenchConfig } from '../../config/defaults.ts'
+import type { Reader } from '../../config/resolve.ts'
+import { flagRow } from '../dataset-module.ts'
+import { parseRangeRatio } from './range-ratio.ts'
+
+/** Python's defaults of the random lengths (`defaultBenchConfig().dataset`), for the flag rows. */
+export const DEFAULT_RANDOM_LENGTHS: Pick<
+  RandomDatasetConfig,
+  'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio'
+> = (() => {
+  const { inputLen, outputLen, prefixLen, rangeRatio } = defaultBenchConfig().dataset
+  return { inputLen, outputLen, prefixLen, rangeRatio }
+})()
+
+export const RANDOM_INPUT_LEN = flagRow(
+  '--random-input-len',
+  'int',
+  'Prompt tokens per request (special tokens included).',
+  { default: String(DEFAULT_RANDOM_LENGTHS.inputLen) },
+)
+export const RANDOM_OUTPUT_LEN = flagRow('--random-output-len', 'int', 'Output tokens per request.', {
+  default: String(DEFAULT_RANDOM_LENGTHS.outputLen),
+})
+export const RANDOM_PREFIX_LEN = flagRow(
+  '--random-prefix-len',
+  'int',
+  'Shared prefix tokens before every prompt.',
+  {
+    default: String(DEFAULT_RANDOM_LENGTHS.prefixLen),
+  },
+)
+export const RANDOM_RANGE_RATIO = flagRow(
+  '--random-range-ratio',
+  'string',
+  'r in [0,1) or {"input":a,"output":b}: lengths from [L(1-r), L(1+r)].',
+  { default: '0.0' },
+)
+export const RANDOM_BATCH_SIZE = flagRow(
+  '--random-batch-size',
+  'int',
+  'Inputs per request (pooling backends; random-rerank: documents).',
+  { default: '1' },
+)
+
+/** The lengths random and random-mm share, each falling back to Python's default. */
+export function readRandomLengths(
+  read: Reader,
+): Pick<RandomDatasetConfig, 'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio'> {
+  const d = defaultBenchConfig().dataset
+  return {
+    inputLen: readInputLen(read),
+    outputLen: read.int('--output-len', 1) ?? read.int(RANDOM_OUTPUT_LEN.name, 1) ?? d.outputLen,
+    prefixLen: read.int(RANDOM_PREFIX_LEN.name, 0) ?? d.prefixLen,
+    rangeRatio: readRangeRatio(read),
+  }
+}
+
+/** `--input-len`, else `--random-input-len`, else 1024. */
+export function readInputLen(read: Reader): number {
+  return read.int('--input-len', 1) ?? read.int(RANDOM_INPUT_LEN.name, 1) ?? DEFAULT_RANDOM_LENGTHS.inputLen
+}
+
+/** `--random-range-ratio`, a number or `{"input","output"}`; 0 by default. */
+export function readRangeRatio(read: Reader): RandomDatasetConfig['rangeRatio'] {
+  return read.parsed(RANDOM_RANGE_RATIO.name, parseRangeRatio) ?? defaultBenchConfig().dataset.rangeRatio
+}

@@ -1,0 +1,126 @@
+/**
+ * The measure stage of `--multi-turn`: conversations run concurrently, each sending its turns in
+ * order with the history so far and a think time between turns, during which no concurrency slot
+ * is held. Conversation starts follow `--request-rate` and `--burstiness` (inf starts them all at
+ * once, as Rust), and with `continueOnFailure` a conversation goes on after a failed turn instead
+ * of stopping. Rust: multi_turn.rs (§4.12).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import PQueue from 'p-queue'
+import type { RequestRecord } from '../config/records.ts'
+import type { Conversation } from '../datasets/random/multi-turn.ts'
+import type { TurnRecord } from '../report/multi-turn.ts'
+import { computeSchedule } from '../schedule/index.ts'
+import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
+import type { Measured, MeasureHooks } from './measure.ts'
+import { countOutputTokens } from './output-tokens.ts'
+import { type ChatMessage, type PreparedConversations, userMessage } from './prepare-conversations.ts'
+
+/** A measured multi-turn run: the turns by conversation, and how long each conversation took. */
+export interface MeasuredConversations extends Omit<Measured, 'clock' | 'scheduleIndexes'> {
+  /** Sorted by conversation, then turn; `records` holds the same records in that order. */
+  turns: TurnRecord[]
+  conversationDurationsMs: number[]
+}
+
+/** Sends every conversation of a prepared multi-turn run and times its turns. */
+export async function measureConversations(
+  plan: PreparedConversations,
+  hooks: MeasureHooks = {},
+): Promise<MeasuredConversations> {
+  const { config, conversations, noHistory, tokenizer } = plan
+  const multiTurn = plan.multiTurn
+  let monitor: ClientHealthMonitor | undefined
+  try {
+    const queue = new PQueue({ concurrency: plan.concurrency })
+    const schedule = computeSchedule(conversations.length, config.load, config.seed)
+    const turnRecords: TurnRecord[] = []
+    const durationsMs: number[] = new Array(conversations.length).fill(0)
+    let done = 0
+    const aborted = (): boolean => hooks.signal?.aborted === true
+    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
+    // The dispatch lag of a multi-turn run: how late each conversation started against its schedule.
+    const startLagsMs: number[] = []
+    const startS = performance.now() / 1000
+
+    const runConversation = async (conv: Conversation, c: number): Promise<void> => {
+      const waitMs = (startS + schedule.offsetsS[c]!) * 1000 - performance.now()
+      if (waitMs > 1) await sleepUnlessAborted(waitMs, hooks.signal)
+      const convStartMs = performance.now()
+      if (!aborted()) startLagsMs.push(convStartMs - (startS + schedule.offsetsS[c]!) * 1000)
+      const history: ChatMessage[] = []
+      let cumulative = 0
+      for (let t = 0; t < conv.turns.length && !aborted(); t++) {
+        if (t > 0 && multiTurn.delayMs > 0) await sleepUnlessAborted(multiTurn.delayMs, hooks.signal)
+        if (aborted()) break
+        const turn = conv.turns[t]!
+        const messages = noHistory ? [userMessage(turn.message)] : [...history, userMessage(turn.message)]
+        const promptLen = noHistory ? turn.messageLen : cumulative + turn.messageLen
+        const arrivalTimeS = performance.now() / 1000
+        // Once interrupted, turns still waiting for a slot are not sent.
+        const output = await queue.add(async () =>
+          aborted()
+            ? undefined
+            : plan.send({
+                conversation: conv,
+                turn: t,
+                messages,
+                text: turn.message,
+                promptLen,
+                outputLen: turn.expectedOutputLen,
+              }),
+        )
+        if (!output) break
+        const outputLen = output.success
+          ? (output.outputTokens ?? (await countOutputTokens(output.generatedText, tokenizer)))
+          : 0
+        turnRecords.push({
+          conversationId: conv.id,
+          conversationIndex: c,
+          turnIndex: t,
+          record: {
+            ...output,
+            requestId: `${conv.id}-turn${t}`,
+            outputLen,
+            arrivalTimeS,
+            queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
+          },
+        })
+        hooks.onRequestEnd?.(++done, plan.totalTurns)
+        if (output.success) {
+          if (!noHistory) {
+            history.push(userMessage(turn.message), { role: 'assistant', content: output.generatedText })
+            cumulative += turn.messageLen + outputLen
+          }
+        } else if (!multiTurn.continueOnFailure) break
+      }
+      durationsMs[c] = performance.now() - convStartMs
+    }
+    await Promise.all(conversations.map((conv, c) => runConversation(conv, c)))
+    const endS = performance.now() / 1000
+    const clientHealth = monitor?.stop(startLagsMs)
+    turnRecords.sort((a, b) => a.conversationIndex - b.conversationIndex || a.turnIndex - b.turnIndex)
+    const records: RequestRecord[] = turnRecords.map((t) => t.record)
+    return {
+      records,
+      startS,
+      endS,
+      interrupted: aborted(),
+      // Turns are never retried.
+      retries: { retries: 0, retriedRequests: 0, recovered: 0 },
+      ...(clientHealth ? { clientHealth } : {}),
+      turns: turnRecords,
+      conversationDurationsMs: durationsMs,
+    }
+  } finally {
+    monitor?.dispose()
+  }
+}
+
+async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined)
+  } catch {
+    // Aborted: the caller checks the signal.
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * The prepare stage: everything a run does before its first timed request. The served model, the
+ * tokenizer, the dataset, the ready check and warm-ups, and the schedule, ending in a
+ * {@link PreparedRun} that the measure stage sends and the summarise stage reads.
+ * Python: main_async + the start of benchmark (vllm/benchmarks/serve.py); Rust: lib.rs run.
+ */
+import { HttpClient } from '../backends/http.ts'
+import { getBackend } from '../backends/index.ts'
+import type { Backend, BackendRequest, BackendTask } from '../backends/types.ts'
+import type { BenchConfig } from '../config/bench-config.ts'
+import type { RequestOutput, SampleRequest } from '../config/records.ts'
+import { generateRequests } from '../datasets/index.ts'
+import { traceOffsetsS } from '../datasets/local/timed-trace.ts'
+import { filterByMaxModelLen } from '../datasets/sampling.ts'
+import { DatasetError } from '../errors.ts'
+import { computeSchedule } from '../schedule/index.ts'
+import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { dispatch } from './dispatcher.ts'
+import { assignLoraModules } from './lora.ts'
+import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
+import { resetPrefixCache } from './prefix-cache-reset.ts'
+import { type PreparedConversations, prepareConversations } from './prepare-conversations.ts'
+import { waitForEndpoint } from './ready-check.ts'
+import { secretsOf } from './redact.ts'
+import { checkRunInputs } from './run-checks.ts'
+import type { RunHooks } from './run-types.ts'
+import { alignPromptsToServerTokenizer, SERVER_ALIGNED_DATASETS } from './server-alignment.ts'
+import { ABORTED, untilAborted } from './signals.ts'
+import { trafficLines } from './traffic-lines.ts'
+
+/** One timed request: when it is due (seconds after the run starts) and what it sends. */
+export interface TimedRequest {
+  offsetS: number
+  /** Complete but for the per-send `signal` and `onEarlyFailure`. */
+  request: BackendRequest
+}
+
+/** What a run of independent requests (every mode but multi-turn) prepared. */
+export interface PreparedRequests {
+  kind: 'requests'
+  config: BenchConfig
+  /** Which result the run gives. */
+  task: BackendTask
+  backend: Backend
+  client: HttpClient
+  /** The timed requests in dispatch order; empty when the run was stopped before it began. */
+  requests: TimedRequest[]
+  /** The schedule's rate per request, in dispatch order (`rps_change_events`). */
+  ratesPerS: readonly number[]
+  /** An open loop has an intended send time per request; a closed loop sends when a slot frees. */
+  openLoop: boolean
+  /** Counts output tokens of a response without `usage`; absent with `--skip-tokenizer-init`. */
+  tokenizer?: Tokenizer
+  /** `model_id` of the result. */
+  modelId: string
+  /** `tokenizer_id` of the result; null with `--skip-tokenizer-init`. */
+  tokenizerId: string | null
+  /** The run's secrets, masked in every error text it records. */
+  secrets: readonly string[]
+  /** Python's probe request (`"Hi"`, one output token), sent outside the concurrency limit. */
+  sendProbe(signal: AbortSignal): Promise<RequestOutput>
+  log(line: string): void
+  /** Closes the HTTP client when the run created it. */
+  close(): Promise<void>
+}
+
+/** A prepared run: independent requests, or multi-turn conversations. */
+export type PreparedRun = PreparedRequests | PreparedConversations
+
+/**
+ * Prepares one run. Every phase before the timed run gives way to `hooks.signal`: a run stopped
+ * here prepares no requests and sends nothing more. The caller closes the prepared run.
+ */
+export async function prepareRun(config: BenchConfig, hooks: RunHooks = {}): Promise<PreparedRun> {
+  const log = hooks.log ?? (() => {})
+  checkRunInputs(config)
+  // Deviation: Rust resets only before sweep points; servebench before every run it makes.
+  if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
+  if (config.multiTurn) return prepareConversations(config, config.multiTurn, hooks)
+  return prepareRequests(config, hooks, log)
+}
+
+async function prepareRequests(
+  config: BenchConfig,
+  hooks: RunHooks,
+  log: (line: string) => void,
+): Promise<PreparedRequests> {
+  const endpoint = config.endpoint
+  const stop = hooks.signal
+  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config)), stop)
+  const { served, requestModel } = model === ABORTED ? unresolvedModel(endpoint) : model
+  const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
+  const tokenizer = orUndefined(
+    tokenizerId && !stop?.aborted
+      ? await untilAborted(
+          loadTokenizer({
+            id: tokenizerId,
+            baseUrl: endpoint.baseUrl,
+            model: requestModel,
+            headers: endpointHeaders(endpoint),
+            mode: config.tokenizer.mode,
+            trustRemoteCode: config.tokenizer.trustRemoteCode,
+          }),
+          stop,
+        )
+      : undefined,
+  )
+  // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
+  const { chatTemplateKwargs } = config.tokenizer
+  const generated = stop?.aborted
+    ? ABORTED
+    : await untilAborted(
+        generateRequests(config.dataset, {
+          ...(tokenizer ? { tokenizer } : {}),
+          numPrompts: config.numPrompts,
+          seed: config.seed,
+          backend: endpoint.backend,
+          ...(chatTemplateKwargs ? { chatTemplateKwargs } : {}),
+        }),
+        stop,
+      )
+  // Python: random and prefix_repetition prompts are fitted to the server's tokenizer.
+  const aligned =
+    generated === ABORTED || !SERVER_ALIGNED_DATASETS.has(config.dataset.kind)
+      ? generated
+      : await untilAborted(
+          alignPromptsToServerTokenizer(generated, {
+            baseUrl: endpoint.baseUrl,
+            model: requestModel,
+            headers: endpointHeaders(endpoint),
+            insecure: endpoint.insecure,
+            log,
+          }),
+          stop,
+        )
+  const samples = aligned === ABORTED ? [] : fitMaxModelLen(aligned, config.maxModelLen, log)
+  // One adapter per request, drawn before the run (Rust: after the warm-ups, from --seed).
+  const loraModels = config.lora ? assignLoraModules(config.lora, samples.length, config.seed) : undefined
+
+  const backend = getBackend(endpoint.backend)
+  const toRequest = requestBuilder(config, requestModel)
+  const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
+  const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
+  const close = (): Promise<void> => (hooks.httpClient ? Promise.resolve() : client.close())
+  const prefix = config.request.requestIdPrefix
+  try {
+    const first = samples[0]
+    if (!first && !stop?.aborted)
+      throw new Error('The dataset produced no requests. This is a bug in servebench.')
+    if (first && !stop?.aborted)
+      await readyAndWarm(config, hooks, backend, client, (id) => toRequest(first, id), log)
+
+    log('Starting main benchmark run...')
+    // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
+    const traceOffsets = traceOffsetsS(samples)
+    for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    const schedule = computeSchedule(samples.length, config.load, config.seed)
+    const offsetsS = traceOffsets ?? schedule.offsetsS
+    const probe = toRequest({ prompt: 'Hi', promptLen: 1, expectedOutputLen: 1 }, `${prefix}probe`)
+    return {
+      kind: 'requests',
+      config,
+      task: backend.task,
+      backend,
+      client,
+      requests: samples.map((sample, i) => ({
+        offsetS: offsetsS[i]!,
+        request: toRequest(sample, `${prefix}${i}`, loraModels?.[i]),
+      })),
+      ratesPerS: schedule.ratesPerS,
+      openLoop:
+        Number.isFinite(config.load.requestRate) ||
+        config.load.rampUp !== undefined ||
+        traceOffsets !== undefined,
+      ...(tokenizer ? { tokenizer } : {}),
+      modelId: served.id,
+      tokenizerId,
+      secrets: secretsOf(endpoint),
+      sendProbe: (signal) => backend.send({ ...probe, signal }, client),
+      log,
+      close,
+    }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+/** The ready check (`--ready-check-timeout-sec`) and `--num-warmups`, both with the first prompt. */
+async function readyAndWarm(
+  config: BenchConfig,
+  hooks: RunHooks,
+  backend: Backend,
+  client: HttpClient,
+  firstRequest: (requestId: string) => BackendRequest,
+  log: (line: string) => void,
+): Promise<void> {
+  const stop = hooks.signal
+  const prefix = config.request.requestIdPrefix
+  if (config.readyCheckTimeoutS > 0) {
+    log('Starting initial single prompt test run...')
+    await waitForEndpoint(
+      (signal) => backend.send({ ...firstRequest(`${prefix}ready`), signal }, client),
+      config.readyCheckTimeoutS,
+      stop ? { signal: stop } : {},
+    ).catch((error: unknown) => {
+      if (!stop?.aborted) throw error
+    })
+    log('Initial test run completed.')
+  } else {
+    log('Skipping endpoint ready check.')
+  }
+  if (stop?.aborted || config.numWarmups <= 0) return
+  log(`Warming up with ${config.numWarmups} requests...`)
+  await dispatch(
+    Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
+    (i, signal) => backend.send({ ...firstRequest(`${prefix}warmup-${i}`), signal }, client),
+    {
+      ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
+      ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
+      ...(stop ? { signal: stop } : {}),
+    },
+  )
+  log('Warmup run completed.')
+}
+
+/** Builds the request a sample becomes: everything but the per-send `signal` and `onEarlyFailure`. */
+function requestBuilder(
+  config: BenchConfig,
+  requestModel: string,
+): (sample: SampleRequest, requestId: string, model?: string) => BackendRequest {
+  const { endpoint, request } = config
+  const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
+  const extraBody = { ...request.sampling, ...request.extraBody }
+  return (sample, requestId, model = requestModel) => ({
+    url,
+    requestId,
+    model,
+    prompt: sample.promptTokenIds ?? sample.prompt,
+    ...(sample.promptList ? { promptList: sample.promptList } : {}),
+    ...(sample.multiModalContent ? { multiModalContent: sample.multiModalContent } : {}),
+    ...(sample.audio ? { audio: sample.audio } : {}),
+    ...(sample.chatMessages ? { chatMessages: sample.chatMessages } : {}),
+    ...(sample.requestOverrides ? { requestOverrides: sample.requestOverrides } : {}),
+    promptLen: sample.promptLen,
+    outputLen: sample.expectedOutputLen,
+    ignoreEos: request.ignoreEos,
+    ...(request.logprobs !== undefined ? { logprobs: request.logprobs } : {}),
+    extraBody,
+    headers: endpoint.headers,
+    ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+    ...(request.timeoutS !== undefined ? { timeoutS: request.timeoutS } : {}),
+    ...(request.readTimeoutS !== undefined ? { readTimeoutS: request.readTimeoutS } : {}),
+  })
+}
+
+/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
+function lookupTimeoutMs(config: BenchConfig): number | undefined {
+  const limitsS = [config.request.timeoutS, config.request.readTimeoutS].filter((s) => s !== undefined)
+  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
+}
+
+/** The model of a run interrupted before `/v1/models` answered: `--model`, else unknown. */
+function unresolvedModel(endpoint: BenchConfig['endpoint']): { served: ServedModel; requestModel: string } {
+  const name = endpoint.model ?? 'unknown'
+  return { served: { name, id: name }, requestModel: endpoint.servedModelName ?? name }
+}
+
+function orUndefined<T>(value: T | typeof ABORTED): T | undefined {
+  return value === ABORTED ? undefined : value
+}
+
+/** Rust `--max-model-len`: drops the requests that do not fit; none left is an error. */
+function fitMaxModelLen(
+  samples: SampleRequest[],
+  maxModelLen: number | undefined,
+  log: (line: string) => void,
+): SampleRequest[] {
+  if (maxModelLen === undefined) return samples
+  const { kept, dropped } = filterByMaxModelLen(samples, maxModelLen)
+  if (kept.length === 0) {
+    throw new DatasetError(
+      `--max-model-len ${maxModelLen}: every one of the ${samples.length} requests needs more (prompt + expected output); raise it or shorten the dataset`,
+    )
+  }
+  if (dropped > 0) log(`Filtered out ${dropped} requests longer than --max-model-len ${maxModelLen}.`)
+  return kept
+}
