@@ -30,6 +30,10 @@ export interface ClientOverhead {
    * runBenchmark returns (metrics and result included), over the requests.
    */
   cpuMsPerRequest: number
+  /** Streamed content events (one per output token here) per second of process CPU. */
+  eventsPerCpuS: number
+  /** `--client-threads` of the run (1: the calling thread). */
+  clientThreads: number
   /** User-space share of cpuMsPerRequest; the rest is the kernel (socket reads). */
   userCpuMsPerRequest: number
   /**
@@ -48,7 +52,7 @@ export interface ClientOverhead {
   loadAverage1m: number
 }
 
-const OUTPUT_TOKENS = 64
+export const OUTPUT_TOKENS = 64
 const ITL_MS = 20
 const TTFT_MS = 50
 // Node's default sampling period: a 1 ms timer would wake the loop 1000 times a second during the
@@ -58,7 +62,7 @@ const LOOP_DELAY_RESOLUTION_MS = 10
 export async function measureClientOverhead(
   concurrency: number,
   requests: number,
-  options: { floor?: boolean; warmups?: number } = {},
+  options: { floor?: boolean; warmups?: number; clientThreads?: number } = {},
 ): Promise<ClientOverhead> {
   const sim = await startSimProcess([
     '--ttft-ms',
@@ -76,6 +80,9 @@ export async function measureClientOverhead(
     config.numPrompts = requests
     config.load.maxConcurrency = concurrency
     config.numWarmups = options.warmups ?? 0
+    if ((options.clientThreads ?? 1) > 1) config.clientThreads = options.clientThreads!
+    // The self-check would count the threads' time against the main thread's share; off here.
+    config.clientCheck = 'off'
     let cpuStart: NodeJS.CpuUsage | undefined
     let mainStartMs: number | undefined
     let wallStartMs = 0
@@ -129,6 +136,8 @@ export async function measureClientOverhead(
         itlErrors.push(Math.abs(gapS * 1000 - (sent[i + 1]! - sent[i]!)))
       })
     }
+    let events = 0
+    for (const record of records) events += record.itlS.length + 1
     const floor: FloorCost[] = []
     if (options.floor !== false) {
       for (const kind of ['request', 'dispatch'] as const) {
@@ -141,6 +150,8 @@ export async function measureClientOverhead(
       concurrency,
       requests,
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / requests,
+      eventsPerCpuS: events / ((cpu.user + cpu.system) / 1e6),
+      clientThreads: options.clientThreads ?? 1,
       userCpuMsPerRequest: cpu.user / 1000 / requests,
       mainThreadCpuMsPerRequest:
         mainStartMs === undefined || mainEndMs === undefined

@@ -1,24 +1,27 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
-import { measureClientOverhead } from './client-overhead.ts'
+import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { measureGate } from './gate.ts'
+import { measurePythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
-// `npm run perf -- client sim dataset threads gate` picks sections; none given runs the first three.
+// `npm run perf -- client sim dataset threads gate python` picks sections; none given runs the first three.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate']
+const OPT_IN = ['threads', 'gate', 'python']
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
 // The last run sends `--num-warmups 500` first, as a user measuring steady state would: its
 // connections are open and its code is compiled before the clock starts, so the first wave does
 // not pay for 500 connects and a cold JIT.
-const runs: Array<[concurrency: number, requests: number, warmups: number]> = [
-  [100, 2_000, 0],
-  [500, 5_000, 0],
-  [500, 5_000, 500],
+// The second run is the first sent from two client threads (--client-threads 2).
+const runs: Array<[concurrency: number, requests: number, warmups: number, threads: number]> = [
+  [100, 2_000, 0, 1],
+  [100, 2_000, 0, 2],
+  [500, 5_000, 0, 1],
+  [500, 5_000, 500, 1],
 ]
 
 console.log(
@@ -26,8 +29,12 @@ console.log(
 )
 if (wants('client'))
   console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
-for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
-  const r = await measureClientOverhead(concurrency, requests, { warmups, floor: warmups === 0 })
+for (const [concurrency, requests, warmups, threads] of wants('client') ? runs : []) {
+  const r = await measureClientOverhead(concurrency, requests, {
+    warmups,
+    floor: warmups === 0 && threads === 1,
+    clientThreads: threads,
+  })
   const main =
     r.mainThreadCpuMsPerRequest === undefined
       ? ''
@@ -35,8 +42,8 @@ for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
   const pair = (x: { median: number; p99: number }): string =>
     `median ${x.median.toFixed(3)} p99 ${x.p99.toFixed(3)} ms`
   console.log(
-    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}: ` +
-      `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.requestsPerS.toFixed(0)} req/s, ` +
+    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}, ${threads} client thread${threads > 1 ? 's' : ''}: ` +
+      `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ${r.requestsPerS.toFixed(0)} req/s, ` +
       `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
   )
   console.log(
@@ -45,10 +52,10 @@ for (const [concurrency, requests, warmups] of wants('client') ? runs : []) {
   )
   for (const f of r.floor) {
     console.log(
-      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user)`,
+      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
     )
   }
-  console.log(JSON.stringify({ perf: 'client-overhead', warmups, ...r }))
+  console.log(JSON.stringify({ perf: 'client-overhead', warmups, threads, ...r }))
 }
 
 if (wants('sim'))
@@ -69,3 +76,17 @@ if (wants('threads')) {
   await measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
 }
 if (wants('gate')) await measureGate()
+if (wants('python')) {
+  console.log(
+    'beside the Python peer (perf/python-peer.py, aiohttp): 2,000 streams of 64 tokens, concurrency 100, ITL 20 ms',
+  )
+  const { python, servebench } = await measurePythonPeer(100, 2_000)
+  const line = (name: string, f: typeof python): string =>
+    `  ${name}: whole-process CPU ${f.cpuS.toFixed(2)} s, ITL error median ${f.itlErrorMs.median.toFixed(3)} p99 ${f.itlErrorMs.p99.toFixed(3)} ms`
+  console.log(line('servebench', servebench))
+  console.log(line('python    ', python))
+  console.log(
+    `  CPU ratio servebench/python: ${(servebench.cpuS / python.cpuS).toFixed(2)}× (load ${loadavg()[0]!.toFixed(2)})`,
+  )
+  console.log(JSON.stringify({ perf: 'python-peer', python, servebench }))
+}

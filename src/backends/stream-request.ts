@@ -167,6 +167,18 @@ export function buildHeaders(
 }
 
 /** Per-stream state: the parser, the timestamps and the fields read from events. */
+/**
+ * The handler of one generation stream (what {@link sendStreamingRequest} feeds each body chunk):
+ * exported for the micro-benchmarks of the per-chunk path (perf/micro/).
+ */
+export function createStreamHandler(
+  startMs: number,
+  output: RequestOutput,
+  readText: ChoiceTextReader,
+): StreamHandler {
+  return new StreamState(startMs, output, readText)
+}
+
 class StreamState implements StreamHandler {
   private readonly limits = currentStreamLimits()
   private readonly parser = createSseParser(this.limits.maxEventBytes)

@@ -504,6 +504,27 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     { default: 'fail', choices: ['fail', 'warn', 'off'], parity: 'servebench' },
   ),
   s(
+    '--client-threads',
+    'string',
+    'Client',
+    'Send the requests from N worker threads, each with its own connection pool (auto: one per core less one); the schedule, the FIFO --max-concurrency limit and the clock stay on the main thread.',
+    { default: '1', parity: 'servebench' },
+  ),
+  s(
+    '--segment',
+    'string',
+    'Client',
+    'i/n (0-based): send only requests i, i+n, i+2n, … of the seeded schedule and write a segment file for `servebench merge` (also SERVEBENCH_SEGMENT, or JOB_COMPLETION_INDEX with SERVEBENCH_SEGMENT_COUNT).',
+    { parity: 'servebench' },
+  ),
+  s(
+    '--start-at',
+    'string',
+    'Client',
+    'Unix time in ms at which the timed run starts (after the ready check and warm-ups), so that segments on several machines start together.',
+    { parity: 'servebench' },
+  ),
+  s(
     '--config',
     'string',
     'Client',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
 import { runCompareCommand } from './commands/compare.ts'
+import { runMergeCommand } from './commands/merge.ts'
 import { runMergeSummariesCommand } from './commands/merge-summaries.ts'
 import { runReportCommand } from './commands/report.ts'
 import { runServeCommand } from './commands/serve.ts'
@@ -14,6 +15,7 @@ Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
   compare Diff two saved results: servebench compare A.json B.json [--markdown] [--fail-on p99_ttft_ms:+10%]
+  merge   Join the segment files of --segment i/n runs into one result (servebench merge --help)
   report  One HTML report of saved results: servebench report A.json… -o report.html
   sweep   Benchmark a server command over a parameter grid (servebench sweep serve --help)
   merge-summaries
@@ -37,6 +39,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runSim(rest)
       case 'compare':
         return await runCompareCommand(rest)
+      case 'merge':
+        return await runMergeCommand(rest)
       case 'sweep':
         return await runSweepCommand(rest)
       case 'merge-summaries':
@@ -55,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare, report, sweep, merge-summaries (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, compare, merge, report, sweep, merge-summaries (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }

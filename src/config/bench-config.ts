@@ -358,6 +358,18 @@ export interface OutputConfig {
   plotDatasetStats?: boolean
 }
 
+/**
+ * An execution segment: this process sends requests `index, index + count, index + 2·count, …` of
+ * the one seeded schedule; `servebench merge` joins the `count` segment files.
+ */
+export interface SegmentConfig {
+  /** 0-based, below `count`. */
+  index: number
+  count: number
+  /** Where it was set: `--segment`, `SERVEBENCH_SEGMENT` or `JOB_COMPLETION_INDEX`. */
+  source: string
+}
+
 /** `--client-check` values. */
 export const CLIENT_CHECK_MODES = ['fail', 'warn', 'off'] as const
 export type ClientCheckMode = (typeof CLIENT_CHECK_MODES)[number]
@@ -396,6 +408,16 @@ export interface BenchConfig {
    * @default 'fail'
    */
   clientCheck?: ClientCheckMode
+  /**
+   * `--client-threads`: worker threads that send the requests, each with its own connection pool
+   * (runner/threads/); `auto` is one per core less one. undefined or 1 sends from the calling thread.
+   * @default 1
+   */
+  clientThreads?: number | 'auto'
+  /** `--segment i/n` (or `SERVEBENCH_SEGMENT`, `JOB_COMPLETION_INDEX`): send only this share of the schedule. */
+  segment?: SegmentConfig
+  /** `--start-at`: wall-clock time (Unix epoch, ms) at which the timed run starts. */
+  startAtEpochMs?: number
   /** Rust steady-state window; undefined with `--no-steady-state`. Applies with `--max-concurrency` at rate inf. */
   steadyState?: SteadyStateConfig
   /** `--probe-request-rate`: sequential "Hi" probes per second beside the run; undefined = none. */

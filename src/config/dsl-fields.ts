@@ -65,6 +65,7 @@ export const TOP_FIELDS: Readonly<Record<string, FieldSpec>> = {
   maxRetries: f('--max-retries'),
   maxFailureRatio: f('--max-failure-ratio'),
   failOnErrorRatio: f('--fail-on-error-ratio'),
+  clientThreads: f('--client-threads'),
   serverMetricsIntervalS: f('--server-metrics-interval'),
 }
 

@@ -198,6 +198,11 @@ export interface ServeBenchOptions {
   maxFailureRatio?: number
   /** The benchmark fails when more than this fraction of its requests failed (`--fail-on-error-ratio`). 1 never fails on the ratio. @default maxFailureRatio */
   failOnErrorRatio?: number
+  /**
+   * Worker threads that send the requests, each with its own connection pool (`--client-threads`);
+   * `'auto'` is one per core less one. @default 1
+   */
+  clientThreads?: number | 'auto'
   /** Vitest timeout of this benchmark in ms. @default the project's testTimeout */
   timeoutMs?: number
   /**

@@ -18,6 +18,7 @@ import {
   parsePercentiles,
   parseRatio,
 } from './flag-parsers.ts'
+import { resolveClientFlags } from './resolve-client-flags.ts'
 import { resolveModelFlags } from './resolve-model-flags.ts'
 import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
@@ -164,6 +165,7 @@ export function resolveFlags(
   config.disableTqdm = read.bool('--disable-tqdm')
   resolveModelFlags(read, config, issues)
   resolveRunModeFlags(read, config, issues)
+  resolveClientFlags(read, config, issues, env)
 
   if (issues.length > 0) throw new ConfigError(issues)
   return config

@@ -77,6 +77,11 @@ export interface ClientHealthSummary {
   gcMaxMs: number
   /** The limits the run was checked against. */
   thresholds: ClientHealthThresholds
+  /**
+   * `--client-threads N` (N > 1): each client thread's own self-check, in thread order; the figures
+   * above are then the main thread's (dispatch), and `saturated` holds when any thread was.
+   */
+  threads?: ClientHealthSummary[]
 }
 
 export const DEFAULT_CLIENT_HEALTH_THRESHOLDS: Readonly<ClientHealthThresholds> = Object.freeze({
@@ -153,4 +158,20 @@ export function formatMs(ms: number): string {
 /** `0.234` → `23%`. */
 export function formatShare(share: number): string {
   return `${Math.round(share * 100)}%`
+}
+
+/**
+ * The self-check of a run sent from client threads: the main thread's summary (its dispatch lags
+ * and event loop), each thread's beside it, saturated when any is, with each thread's reasons
+ * prefixed by its index.
+ */
+export function withThreadHealth(
+  main: ClientHealthSummary,
+  threads: readonly ClientHealthSummary[],
+): ClientHealthSummary {
+  const reasons = [
+    ...main.reasons.map((r) => `main thread: ${r}`),
+    ...threads.flatMap((t, i) => t.reasons.map((r) => `client thread ${i}: ${r}`)),
+  ]
+  return { ...main, saturated: reasons.length > 0, reasons, threads: [...threads] }
 }

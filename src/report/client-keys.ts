@@ -49,6 +49,7 @@ export function clientHealthJson(s: ClientHealthSummary): Record<string, unknown
       cpu_share_of_core: s.thresholds.cpuShareOfCore,
       gc_max_ms: s.thresholds.gcMaxMs,
     },
+    ...(s.threads ? { threads: s.threads.map(clientHealthJson) } : {}),
   }
 }
 

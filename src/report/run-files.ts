@@ -10,6 +10,7 @@ import { datasetStatsInput, datasetStatsPng } from './dataset-stats-plot.ts'
 import { type MultiRunSummary, multiRunJson } from './multi-run.ts'
 import { pytorchBenchmarkRecords } from './pytorch-format.ts'
 import type { AnyBenchResult, RunResult } from './run-result.ts'
+import type { SegmentFile } from './segment-file.ts'
 import { type SweepParameter, type SweepPoint, sweepJson } from './sweep.ts'
 import { buildTimelineHtml, type TimelineOptions } from './timeline-html.ts'
 import {
@@ -17,12 +18,16 @@ import {
   writeDatasetStats,
   writePytorchBenchmark,
   writeResult,
+  writeSegmentFile,
   writeSummaryJson,
   writeTimeline,
 } from './write.ts'
 
-/** One file of a run: its result JSON, its PyTorch-benchmark records, its timeline page or its dataset-statistics figure. */
-export type RunFile = 'result' | 'pytorch' | 'timeline' | 'dataset-stats'
+/**
+ * One file of a run: its result JSON, its PyTorch-benchmark records, its segment file, its timeline
+ * page or its dataset-statistics figure.
+ */
+export type RunFile = 'result' | 'pytorch' | 'segment' | 'timeline' | 'dataset-stats'
 
 /** What goes into the default file names: `--label` and the concurrency of the run. */
 export interface ResultNaming {
@@ -42,6 +47,11 @@ export interface RunFilesOptions {
    * written result: `args` stands for Python's `vars(args)`, already redacted. @default none
    */
   pytorch?: { args: Record<string, unknown>; model: string | null }
+  /**
+   * The segment file of a `--segment i/n` run, written next to where the result goes
+   * (`<result name>.segment-<i>-of-<n>.json`) whether or not the result is. @default none
+   */
+  segment?: SegmentFile
   /**
    * Write the timeline page next to the result file (named after it whether or not it is written),
    * with these options; a pooling run has no token stream and gets none. @default false
@@ -85,6 +95,10 @@ export async function writeRunFiles(run: RunResult, options: RunFilesOptions): P
       await attempt('pytorch', () =>
         writePytorchBenchmark(pytorchBenchmarkRecords(run.result, pytorch), resultFile),
       )
+  }
+  const { segment } = options
+  if (segment) {
+    await attempt('segment', () => writeSegmentFile(segment, resultPath(run.result, output, naming)))
   }
   const timeline = options.timeline ?? false
   if (timeline !== false) {

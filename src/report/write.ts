@@ -9,6 +9,7 @@ import { toPythonJson } from './py-json.ts'
 import { pytorchPath } from './pytorch-format.ts'
 import { resultFilename, resultForFile } from './result-json.ts'
 import type { AnyBenchResult } from './run-result.ts'
+import type { SegmentFile } from './segment-file.ts'
 import { ensureDir, writeFileAtomic } from './write-safe.ts'
 
 /** Where {@link writeResult} puts a result: `--result-dir` joined with `--result-filename` or the default name. */
@@ -94,6 +95,18 @@ export async function writeTimeline(html: string, resultFile: string): Promise<s
   const path = timelinePath(resultFile)
   await ensureDir(dirname(path))
   await writeFileAtomic(path, html)
+  return path
+}
+
+/**
+ * Writes the segment file of a `--segment i/n` run next to where its result goes
+ * (`<result name>.segment-<i>-of-<n>.json`, its folder created); returns its path.
+ */
+export async function writeSegmentFile(segment: SegmentFile, resultFile: string): Promise<string> {
+  const path = withSuffix(resultFile, `.segment-${segment.index}-of-${segment.count}.json`)
+  await ensureDir(dirname(path) || '.')
+  // Plain JSON: every double round-trips exactly, so the merge recomputes from the measured values.
+  await writeFileAtomic(path, JSON.stringify(segment))
   return path
 }
 

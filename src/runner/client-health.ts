@@ -30,6 +30,13 @@ export const EVENT_LOOP_RESOLUTION_MS = 10
 /** Starts measuring the client. Cheap: one 10 ms timer in libuv and one GC observer. */
 export function startClientHealthMonitor(
   thresholds: ClientHealthThresholds = DEFAULT_CLIENT_HEALTH_THRESHOLDS,
+  options: {
+    /**
+     * Count this thread's busy time, not the process's CPU: set on the main thread of a run with
+     * `--client-threads`, whose client threads report their own. @default false
+     */
+    threadCpu?: boolean
+  } = {},
 ): ClientHealthMonitor {
   const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS })
   const gcPausesMs: number[] = []
@@ -51,9 +58,10 @@ export function startClientHealthMonitor(
       const cpu = process.cpuUsage(cpuStart)
       // In a worker thread (a Vitest suite) the process also runs Vitest and the embedded
       // simulator: the share of time this thread's event loop was busy is the client's own figure.
-      const cpuTimeMs = isMainThread
-        ? (cpu.user + cpu.system) / 1000
-        : performance.eventLoopUtilization(eluStart).utilization * durationS * 1000
+      const cpuTimeMs =
+        isMainThread && !options.threadCpu
+          ? (cpu.user + cpu.system) / 1000
+          : performance.eventLoopUtilization(eluStart).utilization * durationS * 1000
       histogram.disable()
       // GC entries observed but not yet delivered to the callback.
       for (const entry of observer.takeRecords()) gcPausesMs.push(entry.duration)

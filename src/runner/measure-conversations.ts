@@ -17,7 +17,7 @@ import { countOutputTokens } from './output-tokens.ts'
 import { type ChatMessage, type PreparedConversations, userMessage } from './prepare-conversations.ts'
 
 /** A measured multi-turn run: the turns by conversation, and how long each conversation took. */
-export interface MeasuredConversations extends Measured {
+export interface MeasuredConversations extends Omit<Measured, 'clock' | 'scheduleIndexes'> {
   /** Sorted by conversation, then turn; `records` holds the same records in that order. */
   turns: TurnRecord[]
   conversationDurationsMs: number[]

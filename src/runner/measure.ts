@@ -7,13 +7,12 @@
 import type { RequestOutput, RequestRecord } from '../config/records.ts'
 import type { ClientHealthSummary } from '../metrics/client-health.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
-import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
-import { dispatch } from './dispatcher.ts'
 import { countOutputTokens } from './output-tokens.ts'
 import type { PreparedRequests } from './prepare.ts'
 import { redactSecrets } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
-import type { RequestProgress, RunHooks } from './run-types.ts'
+import type { RequestProgress, RunClock, RunHooks } from './run-types.ts'
+import { openClientThreads, sendSchedule } from './send-schedule.ts'
 
 /** What the measure stage is told while it sends. */
 export interface MeasureHooks {
@@ -42,35 +41,52 @@ export interface Measured {
   retries: RetryStats
   /** The client self-check over the timed run; absent with `--client-check off`. */
   clientHealth?: ClientHealthSummary
+  /** When the timed run started and ended, on the monotonic clock and the wall clock. */
+  clock: RunClock
+  /** `--segment`: each record's index in the whole schedule (the records hold this segment's share). */
+  scheduleIndexes?: number[]
 }
 
 /** The measure stage's contract: a prepared run in, records and timing out. */
 export type MeasureRequests = (plan: PreparedRequests, hooks: MeasureHooks) => Promise<Measured>
 
 /**
- * Sends every timed request from this thread at its offset, behind the FIFO concurrency limit,
- * with `--max-retries`, under the client self-check. Python: benchmark (vllm/benchmarks/serve.py).
+ * Sends every timed request at its offset, behind the FIFO concurrency limit, with `--max-retries`,
+ * under the client self-check: from this thread, or from the `--client-threads` worker threads,
+ * and only this process's share with `--segment` (`send-schedule.ts`).
+ * Python: benchmark (vllm/benchmarks/serve.py).
  */
 export async function measureRequests(plan: PreparedRequests, hooks: MeasureHooks = {}): Promise<Measured> {
   const { config, backend, client, requests, secrets } = plan
   const retries: RetryStats = { retries: 0, retriedRequests: 0, recovered: 0 }
   const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 }
-  let monitor: ClientHealthMonitor | undefined
+  const connections = Math.max(config.load.maxConcurrency ?? requests.length, 1)
+  // --client-threads: the threads send; the schedule, the limit and the clock stay here.
+  const threads = await openClientThreads(config, {
+    connections,
+    retries,
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  })
   try {
-    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
-    const outcome = await dispatch(
-      requests.map(({ offsetS, request }) => ({ offsetS, payload: request })),
-      (request, signal) =>
-        sendWithRetries(
-          (onEarlyFailure) => backend.send({ ...request, signal, onEarlyFailure }, client),
-          policy,
-          retries,
-          signal,
-        ).then((output): RequestOutput => ({ ...output, error: redactSecrets(output.error, secrets) })),
+    const sent = await sendSchedule(
+      config,
+      requests.map(({ offsetS, request }, index) => ({ offsetS, payload: { request, index } })),
       {
-        ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
-        onRequestEnd: (done, ended) =>
-          hooks.onRequestEnd?.(done, requests.length, {
+        threads,
+        // A planned request is plain data: it crosses to a thread as it is.
+        portable: ({ request }) => request,
+        here: ({ request }, signal) =>
+          sendWithRetries(
+            (onEarlyFailure) => backend.send({ ...request, signal, onEarlyFailure }, client),
+            policy,
+            retries,
+            signal,
+          ),
+        after: (output): RequestOutput => ({ ...output, error: redactSecrets(output.error, secrets) }),
+      },
+      {
+        onShareEnd: (done, total, ended) =>
+          hooks.onRequestEnd?.(done, total, {
             inFlight: ended.inFlight,
             ...(ended.output.success && ended.output.ttftS > 0 ? { ttftS: ended.output.ttftS } : {}),
           }),
@@ -78,12 +94,12 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
         ...(hooks.signal ? { signal: hooks.signal } : {}),
       },
     )
-    const clientHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
+    const { outcome, clientHealth, scheduleIndexes } = sent
     const records: RequestRecord[] = []
-    for (const { index, ...output } of outcome.results) {
+    for (const [k, { index: _, ...output }] of outcome.results.entries()) {
       records.push({
         ...output,
-        requestId: requests[index]!.request.requestId,
+        requestId: requests[scheduleIndexes[k]!]!.request.requestId,
         outputLen: await resolveOutputLen(output, plan.tokenizer),
       })
     }
@@ -94,9 +110,11 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
       interrupted: outcome.interrupted,
       retries,
       ...(clientHealth ? { clientHealth } : {}),
+      clock: { startEpochMs: sent.startEpochMs, startS: outcome.startS, endS: outcome.endS },
+      ...(config.segment ? { scheduleIndexes } : {}),
     }
   } finally {
-    monitor?.dispose()
+    await threads?.close()
   }
 }
 

@@ -43,6 +43,19 @@ export interface RunOutcomeBase {
    * @experimental
    */
   clientHealth?: ClientHealthSummary
+  /** When the timed run started and ended (absent for multi-turn and merged rounds). */
+  clock?: RunClock
+  /** `--segment`: each record's index in the whole schedule (records hold this segment's share only). */
+  scheduleIndexes?: number[]
+}
+
+/** The clock of a timed run, so runs of other processes can be laid on one time line (`servebench merge`). */
+export interface RunClock {
+  /** `Date.now()` read at `startS`. */
+  startEpochMs: number
+  /** Monotonic seconds (`performance.now() / 1000`), as the records' times. */
+  startS: number
+  endS: number
 }
 
 /**

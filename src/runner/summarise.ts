@@ -57,7 +57,7 @@ export function summariseRequests(
     const warning = cachedTokensWarning(measured.records)
     if (warning !== undefined) plan.log(warning)
   }
-  return summariseRecords({
+  const outcome = summariseRecords({
     config: plan.config,
     kind: plan.task,
     date: formatDate(new Date()),
@@ -73,6 +73,11 @@ export function summariseRequests(
     retries: measured.retries,
     ...(measured.clientHealth ? { clientHealth: measured.clientHealth } : {}),
   })
+  return {
+    ...outcome,
+    clock: measured.clock,
+    ...(measured.scheduleIndexes ? { scheduleIndexes: measured.scheduleIndexes } : {}),
+  }
 }
 
 /**

@@ -26,6 +26,7 @@ export type ModePlan = Exclude<RunPlan, { kind: 'single' }>
 const WRITTEN: Record<RunFile, string> = {
   result: 'result',
   pytorch: 'PyTorch benchmark records',
+  segment: 'segment',
   timeline: 'timeline',
   'dataset-stats': 'dataset statistics plot',
 }

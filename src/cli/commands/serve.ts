@@ -9,6 +9,7 @@ import { checkOutputDestination } from '../../report/write.ts'
 import { redactDeep, redactUrl, secretsOf } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { planRun } from '../../runner/run-plan.ts'
+import { segmentFileOf } from '../../runner/segment-file-of.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
 import { formatServeHelp, formatServeHelpSearch } from '../help.ts'
@@ -98,6 +99,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
             },
           }
         : {}),
+      ...(config.segment ? { segment: segmentFileOf(config, outcome) } : {}),
       onWritten: logWritten,
       onSkipped: (file, reason) =>
         console.error(

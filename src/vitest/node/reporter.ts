@@ -282,6 +282,7 @@ export class ServebenchReporter implements Reporter {
       const what: Record<RunFile, string> = {
         result: `the result of '${name}'`,
         pytorch: `the PyTorch records of '${name}'`,
+        segment: `the segment file of '${name}'`,
         timeline: `the timeline of '${name}'`,
         'dataset-stats': `the dataset statistics plot of '${name}'`,
       }

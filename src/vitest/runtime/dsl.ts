@@ -14,12 +14,14 @@ import {
 } from '../../runner/failure-ratio.ts'
 import { endpointHeaders } from '../../runner/model-info.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
+import { segmentFileOf } from '../../runner/segment-file-of.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
 import { baselineReplicates, lateResults } from './late-results.ts'
 import { collectProvenance } from './provenance.ts'
 import { runInRounds } from './rounds.ts'
 import { failedCount } from './samples.ts'
 import { meanStepLagMs, noteStepLag, readStepLag } from './simulator-lag.ts'
+import { replaySegments, suiteSegmentMode, writeSuiteSegment } from './suite-segments.ts'
 import { benchmarkTable, servebenchBenchFn } from './vitest-bench.ts'
 
 /**
@@ -88,6 +90,17 @@ function define(api: TestLike): ServeBenchFn {
       `serveBench('${name}').verdicts`,
     )
     const fingerprint = configFingerprint(config)
+    // SERVEBENCH_SEGMENT: send a share and write it; SERVEBENCH_MERGE_SEGMENTS: judge the merged shares.
+    const segmentMode = suiteSegmentMode(process.env)
+    if (segmentMode?.kind === 'segment') config.segment = segmentMode.segment
+    const roundOptions = segmentMode
+      ? {
+          ...verdictOptions,
+          budget: { ...verdictOptions.budget, rounds: 1 },
+          retryInvalid: 0,
+          baselineRuns: 1,
+        }
+      : verdictOptions
     const collected: ServeBenchMeta = {
       name,
       fingerprint,
@@ -118,11 +131,12 @@ function define(api: TestLike): ServeBenchFn {
       signal.addEventListener('abort', onAbort, { once: true })
       const judging = runInRounds({
         config: verdictOptions.clientCheck === 'off' ? { ...config, clientCheck: 'off' } : config,
-        options: verdictOptions,
+        options: roundOptions,
         task,
         meta,
-        ...(assertions ? { assertions } : {}),
+        ...(assertions && segmentMode?.kind !== 'segment' ? { assertions } : {}),
         measure: async (roundConfig) => {
+          if (segmentMode?.kind === 'replay') return replaySegments(fingerprint, segmentMode.dir)
           const lagBefore = watchSimulator ? await readStepLag(config.endpoint.baseUrl) : undefined
           const outcome = await runBenchmark(roundConfig, {
             signal,
@@ -162,6 +176,16 @@ function define(api: TestLike): ServeBenchFn {
       const warning = assertFailureRatio(config, outcome.records)
       const warnings = [...judged.warnings, ...(warning ? [warning] : [])]
       if (warnings.length > 0) meta.warnings = warnings
+      const segmentFile = segmentMode?.kind === 'segment' ? segmentFileOf(config, outcome) : undefined
+      if (segmentMode?.kind === 'segment' && segmentFile) {
+        const path = await writeSuiteSegment(segmentFile, segmentMode.dir)
+        const { index, count } = segmentMode.segment
+        meta.warnings = [
+          ...(meta.warnings ?? []),
+          `segment ${index}/${count} written to ${path}; the checks run on the merged segments (SERVEBENCH_MERGE_SEGMENTS)`,
+        ]
+        return
+      }
       await assertions?.(result)
       if (meta.invalid) {
         throw new Error(

@@ -1,0 +1,60 @@
+/**
+ * The client's per-event hot path: SSE parsing, and the whole per-chunk handling (stamp, parse,
+ * JSON, choice text, ITL) of a chat stream. Each task handles one 64-token stream, so ops/s × 64
+ * is events per second on one core. Run: `npm run perf:micro`.
+ */
+import { bench, describe } from 'vitest'
+import { createSseParser } from '../../src/backends/sse.ts'
+import { createStreamHandler, pendingOutput } from '../../src/backends/stream-request.ts'
+
+const TOKENS = 64
+const encoder = new TextEncoder()
+const event = (i: number): string =>
+  `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"servebench/sim-model","choices":[{"index":0,"delta":{"content":" word${i}"},"logprobs":null,"finish_reason":null}]}\n\n`
+const usage =
+  'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"servebench/sim-model","choices":[],"usage":{"prompt_tokens":32,"total_tokens":96,"completion_tokens":64}}\n\ndata: [DONE]\n\n'
+// One event per chunk, as a server that writes each SSE event on its own (vLLM).
+const perEvent = [
+  ...Array.from({ length: TOKENS }, (_, i) => encoder.encode(event(i))),
+  encoder.encode(usage),
+]
+// The same bytes cut every 37 bytes: events span chunks.
+const whole = encoder.encode(Array.from({ length: TOKENS }, (_, i) => event(i)).join('') + usage)
+const split = Array.from({ length: Math.ceil(whole.length / 37) }, (_, k) =>
+  whole.subarray(k * 37, k * 37 + 37),
+)
+
+const chatText = (choice: unknown): string | undefined =>
+  (choice as { delta?: { content?: string } } | undefined)?.delta?.content
+
+describe('SSE parsing, one 64-event stream', () => {
+  bench('one event per chunk', () => {
+    const parser = createSseParser()
+    for (const chunk of perEvent) parser.push(chunk)
+    parser.end()
+  })
+  bench('events split across 37-byte chunks', () => {
+    const parser = createSseParser()
+    for (const chunk of split) parser.push(chunk)
+    parser.end()
+  })
+})
+
+describe('chunk handling (stamp, SSE, JSON, text, ITL), one 64-event chat stream', () => {
+  const request = {
+    url: 'http://127.0.0.1:1/v1/chat/completions',
+    requestId: 'r',
+    model: 'm',
+    prompt: 'p',
+    promptLen: 32,
+    outputLen: TOKENS,
+    ignoreEos: true,
+    extraBody: {},
+    headers: {},
+  }
+  bench('one event per chunk', () => {
+    const handler = createStreamHandler(performance.now(), pendingOutput(request), chatText)
+    for (const chunk of perEvent) handler.chunk(chunk)
+    handler.finish()
+  })
+})

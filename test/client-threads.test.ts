@@ -1,0 +1,80 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BenchResult } from '../src/report/result-types.ts'
+import { type SimServer, startSimulator } from '../src/sim/server.ts'
+import { configFrom, runAndWrite, smallRunFlags } from './faults/fault-helpers.ts'
+
+// --client-threads: the same run sent from one thread and from two gives the same requests, the
+// same token counts and a valid result; only the timings may differ (by the machine's noise).
+describe('--client-threads', () => {
+  let sim: SimServer
+  let dir: string
+  beforeAll(async () => {
+    sim = await startSimulator({ ttftMs: 40, itlMs: 10, recordTimings: true })
+    dir = await mkdtemp(join(tmpdir(), 'servebench-threads-'))
+  })
+  afterAll(async () => {
+    await sim.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  const run = async (threads: string, extra: string[] = []) => {
+    const config = configFrom(
+      smallRunFlags(sim.url, ['--num-prompts', '24', '--client-threads', threads, ...extra]),
+    )
+    config.percentileMetrics = ['ttft', 'tpot', 'itl', 'e2el']
+    return runAndWrite(config, await mkdtemp(join(dir, `t${threads}-`)))
+  }
+
+  it('two threads send what one sends, under the one global --max-concurrency, into a valid result', async () => {
+    const one = await run('1')
+    const two = await run('2')
+    const same = (file: BenchResult) => ({
+      completed: file.completed,
+      failed: file.failed,
+      total_input_tokens: file.total_input_tokens,
+      total_output_tokens: file.total_output_tokens,
+      input_lens: file.input_lens,
+      output_lens: file.output_lens,
+      generated_texts: file.generated_texts,
+    })
+    expect(same(two.file)).toEqual(same(one.file))
+    expect(two.file.completed).toBe(24)
+    // One FIFO limit for all threads: never more than 4 requests in flight.
+    expect(two.file.max_concurrent_requests).toBeLessThanOrEqual(4)
+    // Records are in dispatch order with ids by schedule index, and their times on the main clock.
+    const indexes = (records: Array<{ requestId: string }>) =>
+      records.map((r) => r.requestId.split('-').at(-1))
+    expect(indexes(two.outcome.records)).toEqual(indexes(one.outcome.records))
+    const clock = two.outcome.clock!
+    for (const record of two.outcome.records) {
+      expect(record.startTimeS).toBeGreaterThanOrEqual(record.arrivalTimeS - 1e-3)
+      expect(record.startTimeS + record.latencyS).toBeLessThanOrEqual(clock.endS + 1e-3)
+    }
+    // Timings agree within noise: the simulator's 40 ms TTFT is a floor for both, and the medians
+    // of the two runs are within a loaded machine's noise of each other (a clock offset between
+    // threads would show as seconds, not milliseconds).
+    for (const file of [one.file, two.file]) expect(file.median_ttft_ms).toBeGreaterThanOrEqual(40)
+    for (const key of ['median_ttft_ms', 'median_e2el_ms'] as const) {
+      const [a, b] = [one.file[key] as number, two.file[key] as number]
+      expect(Math.abs(b - a)).toBeLessThan(Math.max(100, a))
+    }
+    // The self-check is per thread: the main thread's dispatch figures and one entry per client thread.
+    const health = two.file.client_health as {
+      threads?: Array<{ saturated: boolean }>
+      dispatch_lag_p99_ms: number
+    }
+    expect(health.threads).toHaveLength(2)
+    expect(one.file.client_health).not.toHaveProperty('threads')
+  })
+
+  it('auto runs and a thread count is checked', async () => {
+    const auto = await run('auto', ['--num-prompts', '4'])
+    expect(auto.file.completed).toBe(4)
+    expect(() => configFrom(smallRunFlags(sim.url, ['--client-threads', '0']))).toThrow(
+      /--client-threads must be an integer from 1 to 64, or auto \(got "0"\)/,
+    )
+  })
+})
