@@ -40,6 +40,14 @@ export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<str
       await response.body.dump()
       return undefined
     }
+    // Prometheus' text format (or OpenMetrics); anything else (an SSE stream, an HTML or JSON page)
+    // is not read on, as its body may never end.
+    const type = String(response.headers['content-type'] ?? 'text/plain')
+    if (!type.includes('text/plain') && !type.includes('openmetrics')) {
+      response.body.on('error', () => {})
+      response.body.destroy()
+      return undefined
+    }
     // A /metrics page is tens of KiB; a server that streams without end is dropped at the cap.
     const chunks: Buffer[] = []
     let bytes = 0

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startHttpServer, type TestServer } from '../../test/server-helpers.ts'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
+import { scrapeMetricsText } from './server-metrics.ts'
 import { startServerScrape } from './server-scrape.ts'
 
 const endpointOf = (baseUrl: string): ResolvedEndpoint => ({
@@ -65,5 +66,19 @@ describe('the /metrics scrape loop', () => {
     const count = headers.length
     await new Promise((resolve) => setTimeout(resolve, 40))
     expect(headers.length).toBe(count)
+  })
+})
+
+describe('scrapeMetricsText', () => {
+  const page = '# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting 2\n'
+  it.each([
+    ['text/plain; version=0.0.4; charset=utf-8', page],
+    ['application/openmetrics-text; version=1.0.0', page],
+    // Not a metrics page: not read (an event stream's body may never end).
+    ['text/event-stream', undefined],
+    ['text/html', undefined],
+  ])('a page served as %s', async (type, expected) => {
+    server = await startHttpServer((_req, res) => res.writeHead(200, { 'content-type': type }).end(page))
+    expect(await scrapeMetricsText(endpointOf(server.url))).toBe(expected)
   })
 })

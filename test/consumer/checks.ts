@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+
 /**
  * What the consumer test (test/consumer/run.ts) asserts about each Vitest run in a project that
  * installed the packed servebench. Each check returns the problems it found (none: passed).
@@ -20,7 +23,7 @@ export interface ConsumerRun {
   output: string
   /** The servebench result folder of this run. */
   resultDir: string
-  /** The files in it. */
+  /** The files below it, relative to it (a run's files are in its `run-<date>-<time>/` folder). */
   resultFiles: string[]
   /** servebench-summary.json, parsed, when it was written. */
   summary: { reason?: string; benchmarks?: Array<{ file?: string; verdict?: string }> } | undefined
@@ -28,8 +31,8 @@ export interface ConsumerRun {
 
 export type ConsumerCheck = (run: ConsumerRun) => string[]
 
-/** Extra environment of every consumer run (for example `GITHUB_ACTIONS: 'true'`). */
-export const CONSUMER_ENV: Record<string, string> = {}
+/** Extra environment of every consumer run: GitHub Actions, for its annotations. */
+export const CONSUMER_ENV: Record<string, string> = { GITHUB_ACTIONS: 'true' }
 
 /** The checks of every run: exit code, result files, stack traces, warnings. */
 export const BASE_CHECKS: ConsumerCheck[] = [
@@ -40,7 +43,7 @@ export const BASE_CHECKS: ConsumerCheck[] = [
   (run) => {
     const stem = run.file.replace(/\.(bench|test)\.ts$/, '')
     const problems: string[] = []
-    if (!run.resultFiles.some((f) => f.startsWith(`${stem}-`) && f.endsWith('.json'))) {
+    if (!run.resultFiles.some((f) => basename(f).startsWith(`${stem}-`) && f.endsWith('.json'))) {
       problems.push(
         `no result JSON for ${run.file} in ${run.resultDir} (found ${run.resultFiles.join(', ')})`,
       )
@@ -72,5 +75,22 @@ export const BASE_CHECKS: ConsumerCheck[] = [
       : [],
 ]
 
-/** Checks added by the CI features (annotations, JUnit, JSON report): the hook for them. */
-export const CONSUMER_CHECKS: ConsumerCheck[] = []
+/** The CI features: GitHub annotations and servebench's JUnit XML (`junit` reporter option). */
+export const CONSUMER_CHECKS: ConsumerCheck[] = [
+  (run) => {
+    const errors = run.output.split('\n').filter((line) => line.startsWith('::error '))
+    if (run.expected === 'pass')
+      return errors.length === 0 ? [] : [`${errors.length} ::error annotations for a passing suite`]
+    return errors.some((line) => line.includes(run.file) && /line=\d+/.test(line))
+      ? []
+      : [`no ::error annotation at ${run.file} and a line`]
+  },
+  (run) => {
+    const junit = join(run.resultDir, 'junit.xml')
+    if (!existsSync(junit)) return ['no JUnit XML written']
+    const xml = readFileSync(junit, 'utf8')
+    const failures = /<testsuites[^>]* failures="(\d+)"/.exec(xml)?.[1]
+    const want = run.expected === 'pass' ? '0' : '1'
+    return failures === want ? [] : [`JUnit XML counts ${String(failures)} failures, expected ${want}`]
+  },
+]

@@ -128,9 +128,11 @@ async function suiteRun(
   const vitest = join(dir, 'node_modules/vitest/vitest.mjs')
   const out = await sh(node, [vitest, ...args, run.file, '-c', 'test/projects/slo/vitest.config.ts'], dir, {
     SB_RESULT_DIR: resultDir,
+    SB_JUNIT: join(resultDir, 'junit.xml'),
     ...CONSUMER_ENV,
   })
-  const resultFiles = existsSync(resultDir) ? readdirSync(resultDir) : []
+  // Each run's files are in its run folder (run-<date>-<time>/) below the result folder.
+  const resultFiles = existsSync(resultDir) ? readdirSync(resultDir, { recursive: true }).map(String) : []
   const summaryPath = join(resultDir, 'servebench-summary.json')
   const consumerRun: ConsumerRun = {
     vitest: flavour.vitest,

@@ -17,6 +17,7 @@ export default defineConfig({
         csv: process.env.SB_CSV === '1',
         html: process.env.SB_HTML === '1',
         history: process.env.SB_HISTORY ?? false,
+        junit: process.env.SB_JUNIT ?? false,
       },
     }),
   ],
