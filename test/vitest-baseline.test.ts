@@ -41,10 +41,14 @@ describe('toMatchBaseline', () => {
     expect(run.output).not.toContain('Baseline regression')
     expect(run.code).toBe(0)
     const comment = await readFile(join(dir, 'results', 'servebench-pr-comment.md'), 'utf8')
-    expect(comment).toMatch(/^<!-- servebench:pr-comment -->\n## servebench: ✅ all \d+ checks passed\n/)
+    // Unchanged, a check passes or (on a noisy machine) stays undecided; it never fails.
     expect(comment).toMatch(
-      /^\| baseline\.bench\.ts › decode speed \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| [+-]\d+\.\d% \| [+-]\d+\.\d% … [+-]\d+\.\d% \| ✅ pass \|$/m,
+      /^<!-- servebench:pr-comment -->\n## servebench: (✅ all \d+ checks passed|❔ \d+ of \d+ checks inconclusive)\n/,
     )
+    expect(comment).toMatch(
+      /^\| baseline\.bench\.ts › decode speed \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| [+-]\d+\.\d% \| [+-]\d+\.\d% … [+-]\d+\.\d% \| (✅ pass|❔ inconclusive \(~\d+ requests\)) \|$/m,
+    )
+    expect(comment).not.toContain('❌')
   })
 
   it('catches a 30% slower inter-token latency with the change, its interval and p-value', async () => {

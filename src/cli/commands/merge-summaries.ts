@@ -4,7 +4,8 @@ import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
 import { renderJunitXml } from '../../report/junit.ts'
 import { type RunSummary, renderMarkdownSummary } from '../../report/markdown.ts'
 import { mergeSummaries, type ShardSummary, summaryProblems } from '../../report/merge-summaries.ts'
-import { consoleLine, failedCheckLines, SUMMARY_JSON, SUMMARY_MARKDOWN } from '../../vitest/node/reporter.ts'
+import { consoleLine, failedCheckLines } from '../../report/summary-console.ts'
+import { SUMMARY_JSON, SUMMARY_MARKDOWN } from '../../vitest/node/reporter.ts'
 
 const USAGE = `Usage: servebench merge-summaries <dir|summary.json>... [--output-dir DIR] [--junit FILE]
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SummaryBenchmark } from '../../report/markdown.ts'
+import { consoleLine } from '../../report/summary-console.ts'
 import { assertTimelineOption } from './plugin.ts'
-import { consoleLine } from './reporter.ts'
 
 const bench = (metrics: SummaryBenchmark['metrics']): SummaryBenchmark => ({
   file: 'embed.bench.ts',

@@ -1,8 +1,6 @@
-import { execFileSync } from 'node:child_process'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
-import { formatLine } from '../../report/check-format.ts'
 import { requestsCsv, summaryCsv } from '../../report/csv.ts'
 import { benchmarkAnnotations, formatAnnotation } from '../../report/github-annotations.ts'
 import { formatHistoryLines, type HistoryEntry, historyEntries, parseHistory } from '../../report/history.ts'
@@ -20,6 +18,7 @@ import { renderPrComment } from '../../report/pr-comment.ts'
 import type { BenchResult } from '../../report/result-types.ts'
 import { type RunFile, writeRunFiles } from '../../report/run-files.ts'
 import type { RunResult } from '../../report/run-result.ts'
+import { consoleLine, failedCheckLines } from '../../report/summary-console.ts'
 import {
   appendHistory,
   readChartLibrary,
@@ -27,8 +26,8 @@ import {
   resultPath,
   writeReportFile,
 } from '../../report/write.ts'
-import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
+import { baselineSamples, commitOf } from './report-inputs.ts'
 import { createRunFolder, pruneRunFolders } from './run-folder.ts'
 
 /** The reporter's `timeline` option: `true`, or the ITL thresholds of the page. */
@@ -360,47 +359,6 @@ export class ServebenchReporter implements Reporter {
 /** A benchmark as collected: its summary entry, the warnings to print and the result in memory. */
 type Collected = SummaryBenchmark & { warnings: string[]; result?: Record<string, unknown> }
 
-// The stored baseline's samples of a benchmark compared with one (its runs pooled), for the report;
-// nothing when it has no comparison or the file cannot be read.
-function baselineSamples(
-  baselineDir: string,
-  root: string,
-  b: SummaryBenchmark,
-): { baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>> } {
-  if (
-    !b.verdicts.some(
-      (v) =>
-        v.matcher === 'toMatchBaseline' && !(v as { recording?: boolean }).recording && v.checks.length > 0,
-    )
-  )
-    return {}
-  try {
-    const stored = readBaseline(baselineFilePath(baselineDir, root, b.file), b.name)
-    if (stored.status !== 'found') return {}
-    const pooled = (family: string): number[] => stored.record.runs.flatMap((r) => r.samples[family] ?? [])
-    return { baseline: { ttft: pooled('ttft'), itl: pooled('itl'), e2el: pooled('e2el') } }
-  } catch {
-    return {}
-  }
-}
-
-// The commit a history line is about: CI's own variable, else the checkout's HEAD, else unknown.
-function commitOf(root: string): string | null {
-  const fromEnv = process.env.GITHUB_SHA ?? process.env.SERVEBENCH_COMMIT
-  if (fromEnv) return fromEnv
-  try {
-    return (
-      execFileSync('git', ['rev-parse', 'HEAD'], {
-        cwd: root,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).trim() || null
-    )
-  } catch {
-    return null
-  }
-}
-
 const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
 
 /** Throws on a `keepRuns` that is not a whole number of at least 1 (or `Infinity`). */
@@ -408,13 +366,6 @@ export function assertKeepRuns(keep: unknown): void {
   if (keep === Number.POSITIVE_INFINITY || (Number.isInteger(keep) && (keep as number) >= 1)) return
   throw new TypeError(
     `servebench({ reporters: { keepRuns } }) must be a whole number of run folders to keep, at least 1, or Infinity (got ${JSON.stringify(keep) ?? String(keep)})`,
-  )
-}
-
-/** The checks that failed their assertion, one line each with its numbers: `✗ p99 TTFT 412.3 ms > 300 ms (95% CI …)`. */
-export function failedCheckLines(b: SummaryBenchmark): string[] {
-  return b.verdicts.flatMap((v) =>
-    v.pass ? [] : v.checks.filter((c) => !c.pass).map((c) => `${formatLine(c)} (${v.matcher})`),
   )
 }
 
@@ -453,54 +404,6 @@ function metricsOf(r: ServeBenchResult): SummaryMetrics {
     mean_e2el_ms: num('mean_e2el_ms'),
     p99_e2el_ms: num('p99_e2el_ms'),
   }
-}
-
-/** `servebench ✓ chat.bench.ts › short chat  40 ok · 19.81 req/s · 1267.4 tok/s · TTFT 12.3/45.6 ms mean/p99 · TPOT 10.10 ms`. */
-export function consoleLine(b: SummaryBenchmark): string {
-  const icon =
-    b.verdict === 'invalid'
-      ? '!'
-      : b.state === 'passed'
-        ? b.verdict === 'inconclusive'
-          ? '?'
-          : '✓'
-        : b.state === 'failed'
-          ? '✗'
-          : '↓'
-  const tag = b.verdict === 'invalid' ? ' [invalid]' : b.verdict === 'inconclusive' ? ' [inconclusive]' : ''
-  const head = `servebench ${icon} ${b.file} › ${b.name}${tag}`
-  const m = b.metrics
-  if (!m) return `${head}  (${b.state === 'failed' ? 'no result' : b.state})`
-  const f = (v: number | null | undefined, d: number): string => (v == null ? '–' : v.toFixed(d))
-  if (m.output_throughput === null) {
-    // A pooling run: no tokens stream back, so its headline is the end-to-end latency.
-    const pooling = [
-      `${m.completed} ok${m.failed > 0 ? `, ${m.failed} failed` : ''}`,
-      `${f(m.request_throughput, 2)} req/s`,
-      `E2EL ${f(m.mean_e2el_ms, 1)}/${f(m.p99_e2el_ms, 1)} ms mean/p99`,
-    ]
-    const client = clientSegment(b.clientHealth)
-    if (client) pooling.push(client)
-    return `${head}  ${pooling.join(' · ')}`
-  }
-  const parts = [
-    `${m.completed} ok${m.failed > 0 ? `, ${m.failed} failed` : ''}`,
-    `${f(m.request_throughput, 2)} req/s`,
-    `${f(m.output_throughput, 1)} tok/s`,
-    `TTFT ${f(m.mean_ttft_ms, 1)}/${f(m.p99_ttft_ms, 1)} ms mean/p99`,
-    `TPOT ${f(m.mean_tpot_ms, 2)} ms`,
-  ]
-  const client = clientSegment(b.clientHealth)
-  if (client) parts.push(client)
-  return `${head}  ${parts.join(' · ')}`
-}
-
-// `client ok (loop p99 1.2 ms)` or `client SATURATED`: the self-check in a few characters.
-function clientSegment(health: Record<string, unknown> | undefined): string | undefined {
-  if (!health) return undefined
-  if (health.saturated === true) return 'client SATURATED'
-  const p99 = health.event_loop_delay_p99_ms
-  return typeof p99 === 'number' ? `client ok (loop p99 ${p99.toFixed(1)} ms)` : 'client ok'
 }
 
 function slug(text: string): string {
