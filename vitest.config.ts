@@ -61,6 +61,12 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/serial/**', 'test/projects/**'],
           setupFiles: [SEEDED],
+          // As in `integration`: one module graph per worker (most of these files import the same
+          // helpers, schema and runner), state undone after each test.
+          isolate: false,
+          unstubEnvs: true,
+          unstubGlobals: true,
+          restoreMocks: true,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
