@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises'
 import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
 import { formatComparison, parseResultText } from '../../report/compare.ts'
 import { renderCompareMarkdown } from '../../report/compare-markdown.ts'
@@ -12,6 +11,7 @@ import {
 } from '../../report/fail-on.ts'
 import { RESULT_SCHEMA, validateResultFile } from '../../report/schema/index.ts'
 import { validateModeFile } from '../../report/schema/modes.ts'
+import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench compare <A.json> <B.json> [--markdown] [--fail-on <metric>:<+|-><change>[%]]...
 
@@ -126,15 +126,7 @@ function judgeAll(thresholds: readonly FailOnThreshold[], a: Input, b: Input): F
 }
 
 async function readResult(path: string): Promise<Input> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as { code?: string }).code
-    throw new ConfigError([{ path, message: `cannot be read (${code ?? (error as Error).message})` }], {
-      cause: error,
-    })
-  }
+  const text = await readInputText(path)
   let result: Record<string, unknown>
   try {
     result = parseResultText(text)

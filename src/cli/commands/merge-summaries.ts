@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
 import { renderJunitXml } from '../../report/junit.ts'
@@ -6,6 +6,7 @@ import { type RunSummary, renderMarkdownSummary } from '../../report/markdown.ts
 import { mergeSummaries, type ShardSummary, summaryProblems } from '../../report/merge-summaries.ts'
 import { consoleLine, failedCheckLines } from '../../report/summary-console.ts'
 import { SUMMARY_JSON, SUMMARY_MARKDOWN } from '../../vitest/node/reporter.ts'
+import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench merge-summaries <dir|summary.json>... [--output-dir DIR] [--junit FILE]
 
@@ -87,17 +88,13 @@ function parseArgs(args: readonly string[]): { inputs: string[]; outputDir: stri
 }
 
 async function readSummary(input: string): Promise<ShardSummary> {
-  let path = input
-  let text: string
-  try {
-    if ((await stat(input)).isDirectory()) path = join(input, SUMMARY_JSON)
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as { code?: string }).code
-    throw new ConfigError([{ path, message: `cannot be read (${code ?? (error as Error).message})` }], {
-      cause: error,
-    })
-  }
+  // A folder stands for the summary in it; a path that cannot be read is reported by the read.
+  const isFolder = await stat(input).then(
+    (s) => s.isDirectory(),
+    () => false,
+  )
+  const path = isFolder ? join(input, SUMMARY_JSON) : input
+  const text = await readInputText(path)
   let value: unknown
   try {
     value = JSON.parse(text)

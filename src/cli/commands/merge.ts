@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises'
 import type { OutputConfig } from '../../config/bench-config.ts'
 import { ConfigError, EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatResultTable } from '../../report/console.ts'
 import { mergeSegments, type ReadSegment } from '../../report/merge-segments.ts'
 import { checkOutputDestination, writeResult } from '../../report/write.ts'
+import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench merge SEGMENT.json... [--save-result] [--save-detailed] [--result-dir DIR] [--result-filename NAME] [--label LABEL]
 
@@ -83,15 +83,7 @@ export async function runMergeCommand(argv: readonly string[]): Promise<number> 
 }
 
 async function readSegment(path: string): Promise<ReadSegment> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as { code?: string }).code
-    throw new ConfigError([{ path, message: `cannot be read (${code ?? (error as Error).message})` }], {
-      cause: error,
-    })
-  }
+  const text = await readInputText(path)
   try {
     return { path, value: JSON.parse(text) as unknown }
   } catch (error) {

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { ConfigError, EXIT_CODES } from '../../errors.ts'
 import { parseResultText } from '../../report/compare.ts'
@@ -8,6 +7,7 @@ import { buildHtmlReport } from '../../report/html-report.ts'
 import type { RunSummary } from '../../report/markdown.ts'
 import type { ReportResult } from '../../report/report-sections.ts'
 import { readChartLibrary, writeReportFile } from '../../report/write.ts'
+import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench report <result.json>… [-o report.html] [flags]
 
@@ -51,7 +51,7 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
     attachVerdicts(results, args.files, (await readJson(args.summary, '--summary')) as RunSummary)
   let history: HistoryEntry[] | undefined
   if (args.history) {
-    const parsed = parseHistory(await readText(args.history, '--history'))
+    const parsed = parseHistory(await readInputText(args.history, '--history'))
     for (const issue of parsed.issues) console.error(`servebench: ${args.history}: skipped ${issue}`)
     history = parsed.entries
   }
@@ -135,7 +135,7 @@ function attachVerdicts(results: ReportResult[], files: readonly string[], summa
 
 async function readResultFile(path: string): Promise<Record<string, unknown>> {
   try {
-    return parseResultText(await readText(path))
+    return parseResultText(await readInputText(path))
   } catch (error) {
     if (error instanceof ConfigError) throw error
     throw new ConfigError([{ path, message: (error as Error).message }])
@@ -144,22 +144,9 @@ async function readResultFile(path: string): Promise<Record<string, unknown>> {
 
 async function readJson(path: string, flag: string): Promise<unknown> {
   try {
-    return JSON.parse(await readText(path, flag))
+    return JSON.parse(await readInputText(path, flag))
   } catch (error) {
     if (error instanceof ConfigError) throw error
     throw new ConfigError([{ path: flag, message: `${path} is not JSON: ${(error as Error).message}` }])
-  }
-}
-
-// An error names the flag that gave the file (`--history: h.jsonl cannot be read`), or the file.
-async function readText(path: string, flag?: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? (error as Error).message
-    const issue = flag
-      ? { path: flag, message: `${path} cannot be read (${code})` }
-      : { path, message: `cannot be read (${code})` }
-    throw new ConfigError([issue], { cause: error })
   }
 }
