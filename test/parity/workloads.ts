@@ -583,6 +583,24 @@ export const WORKLOADS: readonly Workload[] = [
     dsl: { dataset: datasets.random(), reportCachedTokens: true },
   },
   {
+    name: 'two client threads',
+    valid: true,
+    cli: ['--client-threads', '2'],
+    dsl: { dataset: datasets.random(), clientThreads: 2 },
+  },
+  {
+    name: 'zero client threads',
+    valid: false,
+    cli: ['--client-threads', '0'],
+    dsl: { dataset: datasets.random(), clientThreads: 0 },
+  },
+  {
+    name: 'server metrics every 2 s',
+    valid: true,
+    cli: ['--server-metrics-interval', '2'],
+    dsl: { dataset: datasets.random(), serverMetricsIntervalS: 2 },
+  },
+  {
     name: 'percentile 0',
     valid: true,
     cli: ['--metric-percentiles', '0,50'],
