@@ -1,13 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
-import { runCompareCommand } from './commands/compare.ts'
-import { runMergeCommand } from './commands/merge.ts'
-import { runMergeSummariesCommand } from './commands/merge-summaries.ts'
-import { runReportCommand } from './commands/report.ts'
-import { runServeCommand } from './commands/serve.ts'
-import { runSim } from './commands/sim.ts'
-import { runSweepCommand } from './commands/sweep.ts'
 
 const USAGE = `Usage: servebench <command> [flags]
 
@@ -32,21 +25,23 @@ export async function main(argv: readonly string[]): Promise<number> {
   // As Python's aiohttp session (trust_env): the probes and downloads too go through the proxy.
   installEnvProxy(process.env)
   try {
+    // Each command imports only its own modules: a start of `servebench sim` or `compare` does not
+    // load the runner, the tokenizers and the datasets.
     switch (command) {
       case 'serve':
-        return await runServeCommand(rest)
+        return await (await import('./commands/serve.ts')).runServeCommand(rest)
       case 'sim':
-        return await runSim(rest)
+        return await (await import('./commands/sim.ts')).runSim(rest)
       case 'compare':
-        return await runCompareCommand(rest)
+        return await (await import('./commands/compare.ts')).runCompareCommand(rest)
       case 'merge':
-        return await runMergeCommand(rest)
+        return await (await import('./commands/merge.ts')).runMergeCommand(rest)
       case 'sweep':
-        return await runSweepCommand(rest)
+        return await (await import('./commands/sweep.ts')).runSweepCommand(rest)
       case 'merge-summaries':
-        return await runMergeSummariesCommand(rest)
+        return await (await import('./commands/merge-summaries.ts')).runMergeSummariesCommand(rest)
       case 'report':
-        return await runReportCommand(rest)
+        return await (await import('./commands/report.ts')).runReportCommand(rest)
       case '--version':
       case '-v':
         console.log(readVersion())
