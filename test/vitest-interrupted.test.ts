@@ -28,7 +28,7 @@ describe('the Vitest face on cancelled and trace-driven runs', () => {
     expect(bench.resultFile).toMatch(
       /^run-\d{8}-\d{6}\/interrupted-cancelled-mid-run-long-run-infqps-concurrency1-/,
     )
-    // 60 requests of 64 tokens one at a time take seconds; the bail came after one.
+    // 60 requests of 64 tokens one at a time take seconds; the bail came after the first one.
     expect(bench.metrics.completed).toBeGreaterThan(0)
     expect(bench.metrics.completed).toBeLessThan(60)
     const result = JSON.parse(await readFile(join(results, bench.resultFile), 'utf8'))

@@ -7,9 +7,8 @@ import { writeResult } from '../../src/report/write.ts'
 import { type RunOutcome, runBenchmark } from '../../src/runner/run-benchmark.ts'
 import { readOnlyResult } from '../helpers.ts'
 
-/** The simulator's fixed timings in the `sim` fixture, and the tolerance the e2e tests allow above them. */
+/** The simulator's fixed TTFT in the `sim` fixture. */
 export const FIXED_TTFT_S = 0.04
-export const TTFT_TOLERANCE_S = 0.015
 
 /** `servebench serve` flags for a small, detailed run against `baseUrl`. */
 export function smallRunFlags(baseUrl: string, extra: string[] = []): string[] {
@@ -54,14 +53,12 @@ export function healthyTtfts(file: BenchResult): number[] {
   return file.ttfts.filter((_, i) => file.errors[i] === '')
 }
 
-/** The healthy requests were timed as the fixed mode says: never faster, and a median within the tolerance. */
-export function expectHealthyTimings(
-  file: BenchResult,
-  atLeast: number,
-  toleranceS = TTFT_TOLERANCE_S,
-): void {
-  const ttfts = healthyTtfts(file).sort((a, b) => a - b)
+/**
+ * The healthy requests were all measured, and none faster than the fixed mode allows. Only a lower
+ * bound: a busy machine adds time to any request (upper bounds live in the serial project).
+ */
+export function expectHealthyTimings(file: BenchResult, atLeast: number): void {
+  const ttfts = healthyTtfts(file)
   expect(ttfts.length).toBeGreaterThanOrEqual(atLeast)
-  expect(ttfts[0]!).toBeGreaterThanOrEqual(FIXED_TTFT_S)
-  expect(ttfts[Math.floor(ttfts.length / 2)]!).toBeLessThan(FIXED_TTFT_S + toleranceS)
+  expect(Math.min(...ttfts)).toBeGreaterThanOrEqual(FIXED_TTFT_S)
 }
