@@ -23,7 +23,6 @@ describe('latency from the intended send time', () => {
     const stat = (key: string): number => file[key] as number
     expect(outcome.records.every((rec) => rec.success)).toBe(true)
     // The last of 30 requests was meant to leave at about 0.75 s, and could not before ~2.4 s.
-    expect(stat('median_ttft_ms')).toBeLessThan(400)
     expect(stat('median_intended_ttft_ms')).toBeGreaterThan(3 * stat('median_ttft_ms'))
     expect(stat('p99_intended_ttft_ms')).toBeGreaterThan(stat('p99_ttft_ms') + 1000)
     expect(stat('p99_intended_e2el_ms')).toBeGreaterThan(stat('p99_e2el_ms') + 1000)
