@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { test as base, describe } from 'vitest'
 import { DEFAULT_DRAIN_MS } from '../../src/runner/dispatcher.ts'
 import { type ScriptServer, startScriptServer } from '../backends/script-server.ts'
 import {
@@ -15,27 +15,34 @@ import {
 // The first signal must end a run within the drain time plus this margin, whatever the phase.
 const EXIT_MARGIN_MS = 1_000
 
-let dir: string
-let server: ScriptServer
-
 // What the run sent besides the prompt-alignment probe (`/tokenize`, answered without JSON here,
 // so the alignment is skipped).
 function sent(s: ScriptServer): ScriptServer['requests'] {
   return s.requests.filter((r) => r.url !== '/tokenize')
 }
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'servebench-signals-'))
-  server = await startScriptServer(neverAnswer)
-})
-afterEach(async () => {
-  await server.close()
-  await rm(dir, { recursive: true, force: true })
+
+// Each test has its own never-answering server and result folder, so the three that wait out the
+// whole drain time can wait at once.
+const test = base.extend<{ server: ScriptServer; dir: string }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest fixtures take their dependencies by destructuring.
+  server: async ({}, use) => {
+    const server = await startScriptServer(neverAnswer)
+    await use(server)
+    await server.close()
+  },
+  // biome-ignore lint/correctness/noEmptyPattern: as above.
+  dir: async ({}, use) => {
+    const dir = await mkdtemp(join(tmpdir(), 'servebench-signals-'))
+    await use(dir)
+    await rm(dir, { recursive: true, force: true })
+  },
 })
 
 describe('a signal against a server that never answers', () => {
-  test.each(['SIGINT', 'SIGTERM'] as const)(
+  // Idle while they wait out the drain: run together, they add one drain time to the suite, not three.
+  test.concurrent.for(['SIGINT', 'SIGTERM'] as const)(
     '%s after every request was sent (rate inf): exit 130 within the drain time, a valid partial result',
-    async (signal) => {
+    async (signal, { server, dir, expect }) => {
       const cli = spawnCli(hostileFlags(server.baseUrl, ['--save-result', '--result-dir', dir]))
       await cli.waitFor(/Starting main benchmark run/)
       while (sent(server).length < 4) await new Promise((r) => setTimeout(r, 20))
@@ -50,7 +57,11 @@ describe('a signal against a server that never answers', () => {
     },
   )
 
-  test('during the warm-ups: exit 130 within the drain time, nothing timed', async () => {
+  test.concurrent('during the warm-ups: exit 130 within the drain time, nothing timed', async ({
+    server,
+    dir,
+    expect,
+  }) => {
     const cli = spawnCli(
       hostileFlags(server.baseUrl, ['--num-warmups', '2', '--save-result', '--result-dir', dir]),
     )
@@ -66,7 +77,7 @@ describe('a signal against a server that never answers', () => {
     expect(sent(server)).toHaveLength(2)
   })
 
-  test('during the ready check', async () => {
+  test('during the ready check', async ({ server, dir, expect }) => {
     const cli = spawnCli(
       hostileFlags(server.baseUrl, [
         '--ready-check-timeout-sec',
@@ -85,7 +96,7 @@ describe('a signal against a server that never answers', () => {
     expect((await readResultFile(dir)).interrupted).toBe(true)
   })
 
-  test('during the /v1/models lookup', async () => {
+  test('during the /v1/models lookup', async ({ server, dir, expect }) => {
     const args = hostileFlags(server.baseUrl, ['--save-result', '--result-dir', dir])
     args.splice(args.indexOf('--model'), 2)
     const cli = spawnCli(args)
@@ -99,7 +110,7 @@ describe('a signal against a server that never answers', () => {
     expectAccounted(result, 0)
   })
 
-  test('during dataset generation', async () => {
+  test('during dataset generation', async ({ server, dir, expect }) => {
     const args = hostileFlags(server.baseUrl, ['--save-result', '--result-dir', dir])
     args.splice(args.indexOf('--random-input-len'), 2, '--random-input-len', '4000')
     args.splice(args.indexOf('--num-prompts'), 2, '--num-prompts', '5000')
@@ -116,7 +127,11 @@ describe('a signal against a server that never answers', () => {
     expect(sent(server)).toHaveLength(0)
   })
 
-  test('a second signal aborts the drain at once and still writes the result', async () => {
+  test('a second signal aborts the drain at once and still writes the result', async ({
+    server,
+    dir,
+    expect,
+  }) => {
     const cli = spawnCli(hostileFlags(server.baseUrl, ['--save-result', '--result-dir', dir]))
     await cli.waitFor(/Starting main benchmark run/)
     while (sent(server).length < 4) await new Promise((r) => setTimeout(r, 20))
