@@ -1,4 +1,5 @@
 import type { TiktokenBPE } from 'js-tiktoken/lite'
+import { escapeRegExp } from '../regexp.ts'
 import type { Tokenizer } from './index.ts'
 import { withTextSplitting } from './splitting.ts'
 
@@ -85,7 +86,7 @@ function createTiktokenBpe(ranks: TiktokenBPE): TiktokenBpe {
   const specialText = new Map<number, string>()
   for (const [text, id] of specialOf) specialText.set(id, Buffer.from(text, 'utf8').toString('latin1'))
   const specialPattern =
-    specialOf.size > 0 ? new RegExp([...specialOf.keys()].map(escapeRegex).join('|'), 'g') : undefined
+    specialOf.size > 0 ? new RegExp([...specialOf.keys()].map(escapeRegExp).join('|'), 'g') : undefined
   const piecePattern = new RegExp(ranks.pat_str, 'gu')
   const rankIds: number[] = []
   for (let id = 0; id < bytesOf.length; id++) if (bytesOf[id] !== undefined) rankIds.push(id)
@@ -176,8 +177,4 @@ function toByteString(text: string): string {
     if (text.charCodeAt(i) > 0x7f) return Buffer.from(text, 'utf8').toString('latin1')
   }
   return text
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[\\^$*+?.()|[\]{}]/g, '\\$&')
 }

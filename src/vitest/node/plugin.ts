@@ -9,6 +9,7 @@ import type { EndpointOptions } from '../../config/dsl-options.ts'
 import { unknownKeyIssues } from '../../config/unknown-keys.ts'
 import { resolveVerdictOptions, type VerdictOptions } from '../../config/verdict-options.ts'
 import { ConfigError } from '../../errors.ts'
+import { escapeRegExp } from '../../regexp.ts'
 import type { SimOptions } from '../../sim/options.ts'
 import type { UpdateMode } from '../shared/meta.ts'
 import { benchModeReporters } from './bench-reporters.ts'
@@ -96,6 +97,10 @@ export function servebench(options: ServebenchPluginOptions = {}): Plugin {
           fileParallelism: false,
           maxWorkers: 1,
           isolate: test.isolate ?? false,
+          // servebench's built files load natively, as from an install under node_modules, also
+          // when the package is linked or self-referenced: through Vite's transform they cost about
+          // 2 s of CPU per run, and the test files would get other module instances than the pool.
+          server: { deps: { external: [OWN_DIST] } },
           // The file and line of each serveBench(...) call, for GitHub annotations.
           includeTaskLocation: test.includeTaskLocation ?? true,
           // A failed check points at the user's assertion, not at servebench's own frames.
@@ -223,6 +228,7 @@ export function suiteEndpointDefaults(options: ServebenchPluginOptions): Endpoin
 // servebench's own files: `dist/` as installed, and `src/`, where its source maps point.
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const OWN_FILES = [resolve(PACKAGE_ROOT, 'src') + sep, resolve(PACKAGE_ROOT, 'dist') + sep]
+const OWN_DIST = new RegExp(`^${escapeRegExp(resolve(PACKAGE_ROOT, 'dist') + sep)}`)
 
 function runtimeFile(name: 'runner' | 'setup' | 'provider'): string {
   const here = import.meta.url
