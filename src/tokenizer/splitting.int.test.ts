@@ -12,7 +12,13 @@ import { cutsInsideLetterRun, splitLimits, splitsBefore, textSplitting } from '.
 // `clean_up_tokenization_spaces: false` exercise its split pattern.
 const llamaDir = mkdtempSync(join(tmpdir(), 'servebench-llama3-'))
 afterAll(() => rmSync(llamaDir, { recursive: true, force: true }))
-async function llama3WithoutCleanUp(): Promise<Tokenizer> {
+// Loaded once for the file's four tests: parsing Llama 3's tokenizer.json takes seconds.
+let llama3Copy: Promise<Tokenizer> | undefined
+function llama3WithoutCleanUp(): Promise<Tokenizer> {
+  llama3Copy ??= loadLlama3WithoutCleanUp()
+  return llama3Copy
+}
+async function loadLlama3WithoutCleanUp(): Promise<Tokenizer> {
   const tokenizerPath = join(llamaDir, 'tokenizer.json')
   const configPath = join(llamaDir, 'tokenizer_config.json')
   writeFileSync(tokenizerPath, readFileSync(LLAMA3))
