@@ -8,6 +8,7 @@ import { validateResultFile } from '../src/report/schema/index.ts'
 import { buildSegmentFile } from '../src/report/segment-file.ts'
 import { resultSetup } from '../src/runner/result-setup.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
+import { segmentFileOf } from '../src/runner/segment-file-of.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 import { replaySegments } from '../src/vitest/runtime/suite-segments.ts'
 import { configFrom, smallRunFlags } from './faults/fault-helpers.ts'
@@ -213,5 +214,21 @@ describe('--segment and servebench merge', () => {
     expect(() => mergeSegments([...files.slice(0, 3), stranger])).toThrow(
       /other\.json belongs to another benchmark: configuration fingerprint ffffffffffffffff/,
     )
+  })
+
+  it('a closed loop merges with the steady-state window of the whole run, at the full --max-concurrency', async () => {
+    const flags = ['--num-prompts', '24', '--max-concurrency', '4', '--steady-state-min-window', '0']
+    const files = await Promise.all(
+      [0, 1].map(async (index) => {
+        const config = configFrom(smallRunFlags(sim.url, [...flags, '--segment', `${index}/2`]))
+        const segment = segmentFileOf(config, await runBenchmark(config))!
+        expect(segment.metrics.steadyState).toEqual({ threshold: 0.95, minWindowS: 0 })
+        return { path: `closed-${index}.json`, value: JSON.parse(JSON.stringify(segment)) as unknown }
+      }),
+    )
+    const file = JSON.parse(JSON.stringify(mergeSegments(files).result)) as Record<string, unknown>
+    expect(validateResultFile(file)).toEqual({ valid: true })
+    // Each segment held 2 of the 4 slots; the merged window is judged against all 4.
+    expect(file.steady_state).toMatchObject({ window: { target_concurrency: 4 } })
   })
 })

@@ -9,7 +9,9 @@ import type { RequestRecord } from '../config/records.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
 import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../metrics/intended.ts'
+import { computeSteadyState } from '../metrics/steady-state.ts'
 import { clientResultKeys } from './client-keys.ts'
+import { steadyStateJson } from './extra-keys.ts'
 import { buildResult, type ResultSetup } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 import { SEGMENT_FORMAT, type SegmentFile, type SegmentMetricsOptions } from './segment-file.ts'
@@ -73,6 +75,21 @@ export function mergeSegments(files: readonly ReadSegment[]): MergedSegments {
     burstiness: fromInf(first.setup.burstiness),
   }
   const result = buildResult(setup, metrics, plain)
+  if (options.steadyState && options.maxConcurrency) {
+    // The window of the whole run: the segments' concurrency shares add up to --max-concurrency.
+    result.steady_state = steadyStateJson(
+      computeSteadyState(plain, {
+        targetConcurrency: options.maxConcurrency,
+        threshold: options.steadyState.threshold,
+        ...(options.steadyState.minWindowS !== undefined
+          ? { minWindowS: options.steadyState.minWindowS }
+          : {}),
+        totalDurationS: endS,
+        percentiles: options.metricPercentiles,
+        isPooling: false,
+      }),
+    )
+  }
   const families: IntendedFamily[] = options.hasTokenizer
     ? ['intended_ttft', 'intended_e2el']
     : ['intended_e2el']

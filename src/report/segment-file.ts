@@ -21,6 +21,11 @@ export interface SegmentMetricsOptions {
   requestRateFinite: boolean
   /** An open loop has intended send times: the merged result gets the intended-latency keys. */
   openLoop: boolean
+  /**
+   * Rust's steady-state window settings, on a closed loop (`--max-concurrency` at rate inf, no
+   * ramp) with steady state on: the merged result gets `steady_state`, found on all the records.
+   */
+  steadyState?: { threshold: number; minWindowS?: number }
 }
 
 /** One segment file, as JSON. Non-finite numbers are strings (`"inf"`), as in result files. */

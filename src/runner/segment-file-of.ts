@@ -35,6 +35,7 @@ export function segmentFileOf(config: BenchConfig, outcome: RunOutcome): Segment
       ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
       requestRateFinite: Number.isFinite(config.load.requestRate),
       openLoop: 'intended_delays' in result,
+      ...(config.steadyState && 'steady_state' in result ? { steadyState: config.steadyState } : {}),
     },
     ...(outcome.clientHealth ? { clientHealth: outcome.clientHealth } : {}),
     records: outcome.records,
