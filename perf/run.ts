@@ -4,7 +4,7 @@ import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { measureGate } from './gate.ts'
-import { measurePythonPeer } from './python-peer.ts'
+import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
 // `npm run perf -- client sim dataset threads gate python` picks sections; none given runs the first three.
@@ -76,17 +76,4 @@ if (wants('threads')) {
   await measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
 }
 if (wants('gate')) await measureGate()
-if (wants('python')) {
-  console.log(
-    'beside the Python peer (perf/python-peer.py, aiohttp): 2,000 streams of 64 tokens, concurrency 100, ITL 20 ms',
-  )
-  const { python, servebench } = await measurePythonPeer(100, 2_000)
-  const line = (name: string, f: typeof python): string =>
-    `  ${name}: whole-process CPU ${f.cpuS.toFixed(2)} s, ITL error median ${f.itlErrorMs.median.toFixed(3)} p99 ${f.itlErrorMs.p99.toFixed(3)} ms`
-  console.log(line('servebench', servebench))
-  console.log(line('python    ', python))
-  console.log(
-    `  CPU ratio servebench/python: ${(servebench.cpuS / python.cpuS).toFixed(2)}× (load ${loadavg()[0]!.toFixed(2)})`,
-  )
-  console.log(JSON.stringify({ perf: 'python-peer', python, servebench }))
-}
+if (wants('python')) await printPythonPeer()
