@@ -140,7 +140,7 @@ export async function measureClientOverhead(
     for (const record of records) events += record.itlS.length + 1
     const floor: FloorCost[] = []
     if (options.floor !== false) {
-      for (const kind of ['request', 'dispatch'] as const) {
+      for (const kind of ['request', 'dispatch', 'lean', 'lean-data'] as const) {
         floor.push(await measureFloor(kind, sim.url, concurrency, requests, OUTPUT_TOKENS))
       }
     }

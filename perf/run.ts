@@ -1,5 +1,6 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
+import type { FloorKind } from './client-floor.ts'
 import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
@@ -16,6 +17,13 @@ const wants = (section: string): boolean =>
 // The last run sends `--num-warmups 500` first, as a user measuring steady state would: its
 // connections are open and its code is compiled before the clock starts, so the first wave does
 // not pay for 500 connects and a cold JIT.
+const FLOOR_NAMES: Record<FloorKind, string> = {
+  request: 'undici request()',
+  dispatch: 'undici dispatch()',
+  lean: 'node:net + onread buffer',
+  'lean-data': "node:net + 'data' events",
+}
+
 // The second run is the first sent from two client threads (--client-threads 2).
 const runs: Array<[concurrency: number, requests: number, warmups: number, threads: number]> = [
   [100, 2_000, 0, 1],
@@ -52,7 +60,7 @@ for (const [concurrency, requests, warmups, threads] of wants('client') ? runs :
   )
   for (const f of r.floor) {
     console.log(
-      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
+      `    floor, ${FLOOR_NAMES[f.kind]} with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
     )
   }
   console.log(JSON.stringify({ perf: 'client-overhead', warmups, threads, ...r }))
