@@ -277,5 +277,7 @@ function joined(value: string | string[] | undefined): string | undefined {
 
 /** undici's parser error: `Response does not match the HTTP/1.1 protocol (<reason>)`, code `HPE_<code>`. */
 function parserError(reason: string, code: string): Error {
-  return new errors.HTTPParserError(`Response does not match the HTTP/1.1 protocol (${reason})`, code)
+  // The typings omit the constructor's code argument (lib/core/errors.js takes it and adds `HPE_`).
+  const HttpParserError = errors.HTTPParserError as unknown as new (message: string, code: string) => Error
+  return new HttpParserError(`Response does not match the HTTP/1.1 protocol (${reason})`, code)
 }
