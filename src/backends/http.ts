@@ -1,5 +1,16 @@
 import type { Dispatcher } from 'undici'
-import { createDispatcher } from './proxy.ts'
+import { ConfigError } from '../errors.ts'
+import { LeanDispatcher, type StreamDispatcher } from './lean/dispatcher.ts'
+import { createDispatcher, proxyEnvFrom } from './proxy.ts'
+
+/**
+ * What carries streamed requests: `lean` (backends/lean/, node:net and node:tls with servebench's
+ * own HTTP/1.1 reader), `undici`, or `auto`: lean unless a proxy is set in the environment.
+ */
+export type HttpTransport = 'auto' | 'lean' | 'undici'
+
+/** The transports, for flag and DSL checks. */
+export const HTTP_TRANSPORTS: readonly HttpTransport[] = ['auto', 'lean', 'undici']
 
 /** Options of {@link HttpClient}. */
 export interface HttpClientOptions {
@@ -12,6 +23,8 @@ export interface HttpClientOptions {
    * aiohttp's `trust_env`. @default process.env
    */
   env?: Readonly<Record<string, string | undefined>>
+  /** What carries streamed requests (`--http-transport`). @default 'auto' */
+  transport?: HttpTransport
 }
 
 /** How long an idle keep-alive socket is kept (Python: `keepalive_timeout=60`). */
@@ -27,14 +40,20 @@ export const CONNECT_TIMEOUT_MS = 30_000
  * the environment, every socket is a CONNECT tunnel through it (backends/proxy.ts).
  */
 export class HttpClient {
+  /** undici: non-streamed requests, and streamed ones when the lean transport is not used. */
   readonly dispatcher: Dispatcher
+  /** What streamed requests go through: the lean transport, or {@link dispatcher}. */
+  readonly streamDispatcher: StreamDispatcher
+  /** The transport {@link streamDispatcher} is. */
+  readonly transport: 'lean' | 'undici'
   private closed = false
 
   constructor(options: HttpClientOptions) {
-    const { connections, insecure = false, env = process.env } = options
+    const { connections, insecure = false, env = process.env, transport = 'auto' } = options
+    const limit = Number.isFinite(connections) && connections > 0 ? Math.ceil(connections) : null
     this.dispatcher = createDispatcher(
       {
-        connections: Number.isFinite(connections) && connections > 0 ? Math.ceil(connections) : null,
+        connections: limit,
         pipelining: 1,
         keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
         headersTimeout: 0,
@@ -48,12 +67,37 @@ export class HttpClient {
       env,
       insecure,
     )
+    const proxied = proxyEnvFrom(env) !== undefined
+    if (transport === 'lean' && proxied) {
+      throw new ConfigError([
+        {
+          path: '--http-transport',
+          message:
+            "is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or 'undici'",
+        },
+      ])
+    }
+    if (transport === 'undici' || proxied) {
+      this.streamDispatcher = this.dispatcher
+      this.transport = 'undici'
+    } else {
+      this.streamDispatcher = new LeanDispatcher({
+        connections: limit,
+        insecure,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+      })
+      this.transport = 'lean'
+    }
   }
 
   /** Closes every socket after the requests in flight end. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.dispatcher.close()
+    await Promise.all([
+      this.dispatcher.close(),
+      this.streamDispatcher === this.dispatcher ? undefined : this.streamDispatcher.close(),
+    ])
   }
 }
