@@ -1,16 +1,8 @@
 import type { Dispatcher } from 'undici'
+import type { HttpTransport } from '../config/bench-config.ts'
 import { ConfigError } from '../errors.ts'
 import { LeanDispatcher, type StreamDispatcher } from './lean/dispatcher.ts'
 import { createDispatcher, proxyEnvFrom } from './proxy.ts'
-
-/**
- * What carries streamed requests: `lean` (backends/lean/, node:net and node:tls with servebench's
- * own HTTP/1.1 reader), `undici`, or `auto`: lean unless a proxy is set in the environment.
- */
-export type HttpTransport = 'auto' | 'lean' | 'undici'
-
-/** The transports, for flag and DSL checks. */
-export const HTTP_TRANSPORTS: readonly HttpTransport[] = ['auto', 'lean', 'undici']
 
 /** Options of {@link HttpClient}. */
 export interface HttpClientOptions {

@@ -13,7 +13,11 @@ import type { ClientThreadData, FromClientThread, ToClientThread } from './messa
 const data = workerData as ClientThreadData
 const port = parentPort!
 const backend = getBackend(data.backend)
-const client = new HttpClient({ connections: data.connections, insecure: data.insecure })
+const client = new HttpClient({
+  connections: data.connections,
+  insecure: data.insecure,
+  transport: data.httpTransport,
+})
 const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: data.maxRetries }
 const inFlight = new Map<number, AbortController>()
 let monitor: ClientHealthMonitor | undefined
