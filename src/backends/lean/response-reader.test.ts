@@ -94,24 +94,18 @@ describe('ResponseReader', () => {
     expect(() => read([`${CHUNKED_HEAD}zz\r\n`])).toThrow(
       'Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)',
     )
-    expect(() => read([`${CHUNKED_HEAD}fffffffffffffff\r\n`])).toThrow(
-      expect.objectContaining({ code: 'HPE_INVALID_CHUNK_SIZE' }),
-    )
-    expect(() => read([`${CHUNKED_HEAD}-1\r\n`])).toThrow(
-      expect.objectContaining({ code: 'HPE_INVALID_CHUNK_SIZE' }),
-    )
+    expect(() => read([`${CHUNKED_HEAD}fffffffffffffff\r\n`])).toThrow('(Invalid character in chunk size)')
+    expect(() => read([`${CHUNKED_HEAD}-1\r\n`])).toThrow('(Invalid character in chunk size)')
   })
 
   it('fails chunk data not followed by a line end', () => {
-    expect(() => read([`${CHUNKED_HEAD}2\r\nabc\r\n`])).toThrow(
-      expect.objectContaining({ code: 'HPE_STRICT' }),
-    )
+    expect(() => read([`${CHUNKED_HEAD}2\r\nabc\r\n`])).toThrow('(Expected LF after chunk data)')
   })
 
   it('fails a chunk-size line longer than its limit before holding it', () => {
     const limits = { maxHeaderBytes: 1024, maxChunkLineBytes: 64 }
     expect(() => read([CHUNKED_HEAD, `1;${'x'.repeat(40)}`, 'x'.repeat(40)], limits)).toThrow(
-      expect.objectContaining({ code: 'HPE_INVALID_CHUNK_SIZE' }),
+      '(Chunk size line too long)',
     )
   })
 
@@ -128,17 +122,13 @@ describe('ResponseReader', () => {
   })
 
   it('fails a bad status line, a bad header name and conflicting framing', () => {
-    expect(() => read(['SSH-2.0-OpenSSH\r\n\r\n'])).toThrow(
-      expect.objectContaining({ code: 'HPE_INVALID_CONSTANT' }),
-    )
-    expect(() => read(['HTTP/1.1 200 OK\r\nbad name: v\r\n\r\n'])).toThrow(
-      expect.objectContaining({ code: 'HPE_INVALID_HEADER_TOKEN' }),
-    )
+    expect(() => read(['SSH-2.0-OpenSSH\r\n\r\n'])).toThrow('(Expected HTTP/, RTSP/ or ICE/)')
+    expect(() => read(['HTTP/1.1 200 OK\r\nbad name: v\r\n\r\n'])).toThrow('(Invalid header token)')
     expect(() =>
       read(['HTTP/1.1 200 OK\r\ncontent-length: 1\r\ntransfer-encoding: chunked\r\n\r\n']),
-    ).toThrow(expect.objectContaining({ code: 'HPE_UNEXPECTED_CONTENT_LENGTH' }))
+    ).toThrow("(Content-Length can't be present with Transfer-Encoding)")
     expect(() => read(['HTTP/1.1 200 OK\r\ncontent-length: 1x\r\n\r\n'])).toThrow(
-      expect.objectContaining({ code: 'HPE_INVALID_CONTENT_LENGTH' }),
+      'Response body length does not match content-length header',
     )
   })
 

@@ -158,7 +158,7 @@ export class ResponseReader {
       this.headBytes += bytes + (stop < end ? 1 : 0)
       if (this.headBytes > limit) throw new errors.HeadersOverflowError()
     } else if (this.lineBytes + bytes > limit) {
-      throw parserError('Chunk size line too long', 'INVALID_CHUNK_SIZE')
+      throw parserError('Chunk size line too long')
     }
     this.lineBytes += bytes
     const piece = buf.toString('latin1', i, stop)
@@ -184,7 +184,7 @@ export class ResponseReader {
       case 'chunk-size': {
         const match = CHUNK_SIZE.exec(text)
         if (match === null || match[1]!.length > MAX_CHUNK_SIZE_DIGITS) {
-          throw parserError('Invalid character in chunk size', 'INVALID_CHUNK_SIZE')
+          throw parserError('Invalid character in chunk size')
         }
         this.left = Number.parseInt(match[1]!, 16)
         if (this.left === 0) {
@@ -196,7 +196,7 @@ export class ResponseReader {
         return
       }
       case 'chunk-end':
-        if (text !== '') throw parserError('Expected LF after chunk data', 'STRICT')
+        if (text !== '') throw parserError('Expected LF after chunk data')
         this.state = 'chunk-size'
         return
       case 'trailers':
@@ -212,13 +212,13 @@ export class ResponseReader {
     this.lines = []
     this.headBytes = 0
     const status = STATUS_LINE.exec(statusLine!)
-    if (status === null) throw parserError('Invalid status line', 'INVALID_CONSTANT')
+    if (status === null) throw parserError('Expected HTTP/, RTSP/ or ICE/')
     const statusCode = Number(status[2])
     const headers: ResponseHeaders = {}
     for (const field of fields) {
       const colon = field.indexOf(':')
       const name = colon > 0 ? field.slice(0, colon) : ''
-      if (!TOKEN.test(name)) throw parserError('Invalid header token', 'INVALID_HEADER_TOKEN')
+      if (!TOKEN.test(name)) throw parserError('Invalid header token')
       const key = name.toLowerCase()
       const value = field.slice(colon + 1).trim()
       const seen = headers[key]
@@ -244,10 +244,7 @@ export class ResponseReader {
     if (statusCode === 204 || statusCode === 304) return 'done'
     if (te !== undefined) {
       if (cl !== undefined) {
-        throw parserError(
-          "Content-Length can't be present with Transfer-Encoding",
-          'UNEXPECTED_CONTENT_LENGTH',
-        )
+        throw parserError("Content-Length can't be present with Transfer-Encoding")
       }
       const codings = te.toLowerCase().split(',')
       if (codings[codings.length - 1]!.trim() === 'chunked') return 'chunk-size'
@@ -256,7 +253,7 @@ export class ResponseReader {
     }
     if (cl !== undefined) {
       if (Array.isArray(cl) || !/^\d{1,15}$/.test(cl)) {
-        throw parserError('Invalid Content-Length', 'INVALID_CONTENT_LENGTH')
+        throw new errors.ResponseContentLengthMismatchError()
       }
       this.left = Number(cl)
       return this.left === 0 ? 'done' : 'length'
@@ -275,9 +272,10 @@ function joined(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value
 }
 
-/** undici's parser error: `Response does not match the HTTP/1.1 protocol (<reason>)`, code `HPE_<code>`. */
-function parserError(reason: string, code: string): Error {
-  // The typings omit the constructor's code argument (lib/core/errors.js takes it and adds `HPE_`).
-  const HttpParserError = errors.HTTPParserError as unknown as new (message: string, code: string) => Error
-  return new HttpParserError(`Response does not match the HTTP/1.1 protocol (${reason})`, code)
+/**
+ * undici's parser error, `Response does not match the HTTP/1.1 protocol (<llhttp's reason>)`, as
+ * undici 7 raises it: without a code, so the error text is the same on both transports.
+ */
+function parserError(reason: string): Error {
+  return new errors.HTTPParserError(`Response does not match the HTTP/1.1 protocol (${reason})`)
 }
