@@ -41,7 +41,14 @@ const CR = 0x0d
 const MAX_CHUNK_SIZE_DIGITS = 13
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?:[ \t].*)?$/
-const CHUNK_SIZE = /^([0-9A-Fa-f]+)[ \t]*(?:;.*)?$/
+const SPACE = 0x20
+const TAB = 0x09
+const SEMICOLON = 0x3b
+/** Where a chunk-size line is: its digits, spaces after them, an extension, a CR before the LF. */
+const SIZE_DIGITS = 0
+const SIZE_SPACES = 1
+const SIZE_EXTENSION = 2
+const SIZE_CR = 3
 
 type State =
   | 'head'
@@ -63,6 +70,10 @@ export class ResponseReader {
   /** The current line, when it spans reads. */
   private line = ''
   private lineBytes = 0
+  private sizeDigits = 0
+  private sizePhase = SIZE_DIGITS
+  /** The CR after a chunk's data was read; its LF is next. */
+  private chunkCr = false
   /** Bytes of the head (or of the trailers) so far. */
   private headBytes = 0
   private lines: string[] = []
@@ -127,6 +138,12 @@ export class ResponseReader {
           i = end
           break
         }
+        case 'chunk-size':
+          i = this.chunkSize(buf, i, end)
+          break
+        case 'chunk-end':
+          i = this.chunkEnd(buf, i)
+          break
         case 'done':
           this.extra = true
           return
@@ -152,14 +169,9 @@ export class ResponseReader {
   private readLine(buf: Buffer, i: number, end: number): number {
     const lf = buf.indexOf(LF, i)
     const stop = lf < 0 || lf >= end ? end : lf
-    const limit = this.state === 'chunk-size' ? this.limits.maxChunkLineBytes : this.limits.maxHeaderBytes
     const bytes = stop - i
-    if (this.state === 'head' || this.state === 'trailers') {
-      this.headBytes += bytes + (stop < end ? 1 : 0)
-      if (this.headBytes > limit) throw new errors.HeadersOverflowError()
-    } else if (this.lineBytes + bytes > limit) {
-      throw parserError('Chunk size line too long')
-    }
+    this.headBytes += bytes + (stop < end ? 1 : 0)
+    if (this.headBytes > this.limits.maxHeaderBytes) throw new errors.HeadersOverflowError()
     this.lineBytes += bytes
     const piece = buf.toString('latin1', i, stop)
     if (stop === end) {
@@ -174,30 +186,71 @@ export class ResponseReader {
     return stop + 1
   }
 
-  private handleLine(text: string): void {
-    switch (this.state) {
-      case 'head':
-        if (text !== '') this.lines.push(text)
-        else if (this.lines.length > 0) this.headEnded()
-        // A blank line before the status line is tolerated (RFC 9112 §2.2).
-        return
-      case 'chunk-size': {
-        const match = CHUNK_SIZE.exec(text)
-        if (match === null || match[1]!.length > MAX_CHUNK_SIZE_DIGITS) {
-          throw parserError('Invalid character in chunk size')
-        }
-        this.left = Number.parseInt(match[1]!, 16)
+  /**
+   * Reads a chunk-size line byte by byte (no string per chunk): hex digits, optional spaces, then
+   * an extension after `;` (skipped), then CRLF or LF. Returns where it stopped.
+   */
+  private chunkSize(buf: Buffer, i: number, end: number): number {
+    const max = this.limits.maxChunkLineBytes
+    while (i < end) {
+      const byte = buf[i++]!
+      if (++this.lineBytes > max) throw parserError('Chunk size line too long')
+      const phase = this.sizePhase
+      if (byte === LF) {
+        if (this.sizeDigits === 0) throw parserError('Invalid character in chunk size')
+        this.sizePhase = SIZE_DIGITS
+        this.sizeDigits = 0
+        this.lineBytes = 0
         if (this.left === 0) {
           this.state = 'trailers'
           this.headBytes = 0
         } else {
           this.state = 'chunk-data'
         }
-        return
+        return i
       }
-      case 'chunk-end':
-        if (text !== '') throw parserError('Expected LF after chunk data')
-        this.state = 'chunk-size'
+      if (phase === SIZE_EXTENSION) continue
+      if (phase === SIZE_CR) throw parserError('Invalid character in chunk size')
+      if (byte === CR) {
+        this.sizePhase = SIZE_CR
+        continue
+      }
+      if (phase === SIZE_DIGITS) {
+        const digit = hexValue(byte)
+        if (digit >= 0) {
+          if (++this.sizeDigits > MAX_CHUNK_SIZE_DIGITS) throw parserError('Invalid character in chunk size')
+          this.left = this.left * 16 + digit
+          continue
+        }
+      }
+      if (this.sizeDigits === 0) throw parserError('Invalid character in chunk size')
+      if (byte === SPACE || byte === TAB) this.sizePhase = SIZE_SPACES
+      else if (byte === SEMICOLON) this.sizePhase = SIZE_EXTENSION
+      else throw parserError('Invalid character in chunk size')
+    }
+    return i
+  }
+
+  /** The CRLF (or LF) after a chunk's data. */
+  private chunkEnd(buf: Buffer, i: number): number {
+    const byte = buf[i]
+    if (byte === LF) {
+      this.state = 'chunk-size'
+      this.chunkCr = false
+    } else if (byte === CR && !this.chunkCr) {
+      this.chunkCr = true
+    } else {
+      throw parserError('Expected LF after chunk data')
+    }
+    return i + 1
+  }
+
+  private handleLine(text: string): void {
+    switch (this.state) {
+      case 'head':
+        if (text !== '') this.lines.push(text)
+        else if (this.lines.length > 0) this.headEnded()
+        // A blank line before the status line is tolerated (RFC 9112 §2.2).
         return
       case 'trailers':
         if (text === '') this.finish()
@@ -278,4 +331,11 @@ function joined(value: string | string[] | undefined): string | undefined {
  */
 function parserError(reason: string): Error {
   return new errors.HTTPParserError(`Response does not match the HTTP/1.1 protocol (${reason})`)
+}
+
+/** The value of a hex digit's byte, or -1. */
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30
+  const lower = byte | 0x20
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1
 }
