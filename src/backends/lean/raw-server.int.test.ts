@@ -127,6 +127,56 @@ describe('the lean transport reads what undici reads, with the same error texts'
   )
 })
 
+describe('aborting', () => {
+  // The first answer is a stream that never ends; the next ones answer at once.
+  const streamThenAnswers = (socket: Socket, n: number): void => {
+    const event = `${CHUNKED}${EVENT.length.toString(16)}\r\n${EVENT}\r\n`
+    socket.write(n === 0 ? event : `${event}0\r\n\r\n`)
+  }
+
+  it.for(HTTP_TRANSPORT_CASES)('drops a socket aborted mid-stream (%s)', async (transport) => {
+    answer = streamThenAnswers
+    requests = 0
+    sockets = 0
+    const client = new HttpClient({ connections: 1, transport })
+    try {
+      const controller = new AbortController()
+      const backend = getBackend('vllm')
+      const streaming = backend.send(request({ signal: controller.signal }), client)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      controller.abort()
+      const aborted = await streaming
+      expect([aborted.error, aborted.ttftS > 0]).toEqual(['Stream error: request aborted', true])
+      expect((await backend.send(request(), client)).success).toBe(true)
+      expect([requests, sockets]).toEqual([2, 2])
+    } finally {
+      await client.close()
+    }
+  })
+
+  // undici settles an aborted waiting request only once a socket frees up for it.
+  it('takes a waiting request out of the lean queue at once', async () => {
+    answer = streamThenAnswers
+    requests = 0
+    const client = new HttpClient({ connections: 1, transport: 'lean' })
+    try {
+      const first = new AbortController()
+      const waiting = new AbortController()
+      const backend = getBackend('vllm')
+      const streaming = backend.send(request({ signal: first.signal }), client)
+      const queued = backend.send(request({ signal: waiting.signal }), client)
+      waiting.abort()
+      expect((await queued).error).toBe('Request failed: request aborted')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      first.abort()
+      await streaming
+      expect(requests).toBe(1)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 describe('the lean transport bounds what a server can make it hold', () => {
   it('fails an endless chunk extension (undici reads it until the read timeout)', async () => {
     answer = (socket) => socket.write(`${CHUNKED}1;${'e'.repeat(100_000)}`)
