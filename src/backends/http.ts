@@ -25,11 +25,13 @@ export const KEEP_ALIVE_TIMEOUT_MS = 60_000
 export const CONNECT_TIMEOUT_MS = 30_000
 
 /**
- * The HTTP connection pool one run shares: an undici `Agent` with one pipelined request per
- * socket (HTTP/1.1, as both upstream clients) and as many sockets as the run's concurrency.
- * Timeouts between chunks are set per request, so the agent disables undici's 300 s defaults:
- * a request waiting in a long server queue must not fail because of the pool. With a proxy set in
- * the environment, every socket is a CONNECT tunnel through it (backends/proxy.ts).
+ * The HTTP connection pools one run shares: an undici `Agent` with one pipelined request per
+ * socket (HTTP/1.1, as both upstream clients) and as many sockets as the run's concurrency, and
+ * for streamed requests the lean transport (backends/lean/) with the same limits, unless a proxy
+ * is set or `transport` is `undici`. Timeouts between chunks are set per request, so the pools
+ * have none of their own (undici's 300 s defaults are off): a request waiting in a long server
+ * queue must not fail because of the pool. With a proxy set in the environment, every socket is
+ * a CONNECT tunnel through it (backends/proxy.ts).
  */
 export class HttpClient {
   /** undici: non-streamed requests, and streamed ones when the lean transport is not used. */

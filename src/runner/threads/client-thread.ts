@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry of `--client-threads` (client-threads.ts): one undici pool and one stream
+ * Worker-thread entry of `--client-threads` (client-threads.ts): one HttpClient (its connection pools) and one stream
  * parser per thread. It sends each request it is given with the run's backend and retry policy and
  * posts the output back; the main thread owns the schedule, the concurrency limit and the clock.
  */
