@@ -30,12 +30,6 @@ export interface StreamDispatcher {
   close(): Promise<void>
 }
 
-/** True when the lean transport can send to `origin` (plain http: or https:). */
-export function leanCovers(origin: string | URL): boolean {
-  const text = String(origin)
-  return text.startsWith('http://') || text.startsWith('https://')
-}
-
 export class LeanDispatcher implements StreamDispatcher {
   private readonly pools = new Map<string, OriginPool>()
   private readonly options: LeanDispatcherOptions
@@ -108,7 +102,7 @@ class OriginPool implements ConnectionOwner, ExchangeHolder {
   }
 
   idle(connection: LeanConnection): void {
-    const next = this.nextWaiting()
+    const next = this.waiting.shift()
     if (next !== undefined) connection.send(next)
     else if (this.onDrained !== undefined) connection.destroy(undefined)
     else this.idleConnections.push(connection)
@@ -118,7 +112,7 @@ class OriginPool implements ConnectionOwner, ExchangeHolder {
     this.size--
     const at = this.idleConnections.indexOf(connection)
     if (at >= 0) this.idleConnections.splice(at, 1)
-    const next = this.nextWaiting()
+    const next = this.waiting.shift()
     if (next !== undefined) {
       this.size++
       new LeanConnection(this.target, this).send(next)
@@ -144,14 +138,10 @@ class OriginPool implements ConnectionOwner, ExchangeHolder {
       if (this.size === 0) resolve()
     })
   }
-
-  private nextWaiting(): Exchange | undefined {
-    return this.waiting.shift()
-  }
 }
 
 function targetOf(origin: string, options: LeanDispatcherOptions): ConnectionTarget & { host: string } {
-  if (!leanCovers(origin)) {
+  if (!origin.startsWith('http://') && !origin.startsWith('https://')) {
     throw new errors.InvalidArgumentError(
       'Invalid URL protocol: the URL must start with `http:` or `https:`.',
     )
