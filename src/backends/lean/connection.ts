@@ -6,7 +6,7 @@
  * reads), with undici's error classes. A socket is offered back only after its response was read
  * to the end and its framing allows another request.
  */
-import { connect as netConnect, type Socket } from 'node:net'
+import { isIP, connect as netConnect, type Socket } from 'node:net'
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls'
 import { errors } from 'undici'
 import type { Exchange, ExchangeHolder } from './exchange.ts'
@@ -68,7 +68,7 @@ export class LeanConnection implements ResponseSink, ExchangeHolder {
           host: hostname,
           port,
           // SNI takes a host name, never an address.
-          ...(isIpAddress(hostname) ? {} : { servername: hostname }),
+          ...(isIP(hostname) !== 0 ? {} : { servername: hostname }),
           rejectUnauthorized: !target.insecure,
           ALPNProtocols: ['http/1.1'],
           onread,
@@ -246,8 +246,4 @@ export class LeanConnection implements ResponseSink, ExchangeHolder {
     clearTimeout(this.bodyTimer)
     this.bodyTimer = undefined
   }
-}
-
-function isIpAddress(hostname: string): boolean {
-  return /^[\d.]+$/.test(hostname) || hostname.includes(':')
 }

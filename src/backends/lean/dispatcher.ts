@@ -18,10 +18,6 @@ export interface LeanDispatcherOptions {
   insecure?: boolean
   connectTimeoutMs: number
   keepAliveTimeoutMs: number
-  /** Used when a request sets none; 0 is none. @default 0 */
-  headersTimeoutMs?: number
-  /** Used when a request sets none; 0 is none. @default 0 */
-  bodyTimeoutMs?: number
 }
 
 /** The subset of undici's `Dispatcher` that streamed requests are sent through. */
@@ -52,10 +48,7 @@ export class LeanDispatcher implements StreamDispatcher {
       throw new errors.InvalidArgumentError('the lean transport sends string and Uint8Array bodies only')
     }
     const head = requestHead(options.method, options.path, pool.host, options.headers, bodyBytesOf(body))
-    const exchange = new Exchange(head, options, handler, {
-      headersTimeoutMs: this.options.headersTimeoutMs ?? 0,
-      bodyTimeoutMs: this.options.bodyTimeoutMs ?? 0,
-    })
+    const exchange = new Exchange(head, options, handler)
     exchange.start()
     if (exchange.done) return true
     if (this.closed) exchange.fail(new errors.ClientClosedError())

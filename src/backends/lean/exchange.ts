@@ -29,16 +29,11 @@ export class Exchange implements Dispatcher.DispatchController {
   private isPaused = false
   private readonly handler: Dispatcher.DispatchHandler
 
-  constructor(
-    head: string,
-    options: Dispatcher.DispatchOptions,
-    handler: Dispatcher.DispatchHandler,
-    defaults: { headersTimeoutMs: number; bodyTimeoutMs: number },
-  ) {
+  constructor(head: string, options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
     this.head = head
     this.body = options.body as string | Uint8Array | null | undefined
-    this.headersTimeoutMs = options.headersTimeout ?? defaults.headersTimeoutMs
-    this.bodyTimeoutMs = options.bodyTimeout ?? defaults.bodyTimeoutMs
+    this.headersTimeoutMs = options.headersTimeout ?? 0
+    this.bodyTimeoutMs = options.bodyTimeout ?? 0
     this.handler = handler
   }
 

@@ -7,7 +7,8 @@
 import type { Dispatcher } from 'undici'
 import { errors } from 'undici'
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** An HTTP token (RFC 9110 §5.6.2): a method or a header name. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const SPLITS_HEAD = /[\r\n\0]/
 
 /** The body as bytes or a string (undici `DispatchOptions.body`, as servebench sends it). */
@@ -24,14 +25,14 @@ export function requestHead(
   headers: Dispatcher.DispatchOptions['headers'],
   bodyBytes: number,
 ): string {
-  if (!TOKEN.test(method)) throw new errors.InvalidArgumentError('invalid request method')
+  if (!HTTP_TOKEN.test(method)) throw new errors.InvalidArgumentError('invalid request method')
   if (path[0] !== '/' || SPLITS_HEAD.test(path) || path.includes(' ')) {
     throw new errors.InvalidArgumentError('invalid request path')
   }
   let fields = ''
   let hasHost = false
   const add = (name: string, value: unknown): void => {
-    if (!TOKEN.test(name)) throw new errors.InvalidArgumentError('invalid header key')
+    if (!HTTP_TOKEN.test(name)) throw new errors.InvalidArgumentError('invalid header key')
     const lower = name.toLowerCase()
     if (lower === 'content-length' || lower === 'transfer-encoding') return // the body decides them
     if (lower === 'host') hasHost = true

@@ -7,6 +7,8 @@
  * Malformed framing throws undici's own error classes, so the error texts stay the same.
  */
 import { errors } from 'undici'
+import { headerText } from '../request-errors.ts'
+import { HTTP_TOKEN } from './request-head.ts'
 
 /** The response headers as undici gives them: lower-case names, a repeated header as an array. */
 export type ResponseHeaders = Record<string, string | string[]>
@@ -39,7 +41,6 @@ const LF = 0x0a
 const CR = 0x0d
 /** Hex digits of the largest chunk size accepted (2^52 - 1 bytes: a safe integer). */
 const MAX_CHUNK_SIZE_DIGITS = 13
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?:[ \t].*)?$/
 const SPACE = 0x20
 const TAB = 0x09
@@ -271,7 +272,7 @@ export class ResponseReader {
     for (const field of fields) {
       const colon = field.indexOf(':')
       const name = colon > 0 ? field.slice(0, colon) : ''
-      if (!TOKEN.test(name)) throw parserError('Invalid header token')
+      if (!HTTP_TOKEN.test(name)) throw parserError('Invalid header token')
       const key = name.toLowerCase()
       const value = field.slice(colon + 1).trim()
       const seen = headers[key]
@@ -281,7 +282,7 @@ export class ResponseReader {
     }
     if (statusCode < 200) return // 1xx: the answer follows on the same socket.
     this.http10 = status[1] === '0'
-    const connection = joined(headers.connection)?.toLowerCase()
+    const connection = headerText(headers.connection)?.toLowerCase()
     this.closeAfter = this.http10
       ? connection !== 'keep-alive'
       : /(^|[\s,])close($|[\s,])/.test(connection ?? '')
@@ -292,7 +293,7 @@ export class ResponseReader {
 
   /** How the body is delimited (RFC 9112 §6.3). */
   private framing(statusCode: number, headers: ResponseHeaders): State {
-    const te = joined(headers['transfer-encoding'])
+    const te = headerText(headers['transfer-encoding'])
     const cl = headers['content-length']
     if (statusCode === 204 || statusCode === 304) return 'done'
     if (te !== undefined) {
@@ -319,10 +320,6 @@ export class ResponseReader {
     this.state = 'done'
     this.sink.onEnd()
   }
-}
-
-function joined(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value
 }
 
 /**
