@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { request } from 'undici'
+import type { HttpTransport } from '../src/config/bench-config.ts'
 import { defaultBenchConfig } from '../src/config/defaults.ts'
 import { percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
@@ -34,6 +35,8 @@ export interface ClientOverhead {
   eventsPerCpuS: number
   /** `--client-threads` of the run (1: the calling thread). */
   clientThreads: number
+  /** `--http-transport` of the run. */
+  transport: HttpTransport
   /** User-space share of cpuMsPerRequest; the rest is the kernel (socket reads). */
   userCpuMsPerRequest: number
   /**
@@ -62,7 +65,7 @@ const LOOP_DELAY_RESOLUTION_MS = 10
 export async function measureClientOverhead(
   concurrency: number,
   requests: number,
-  options: { floor?: boolean; warmups?: number; clientThreads?: number } = {},
+  options: { floor?: boolean; warmups?: number; clientThreads?: number; transport?: HttpTransport } = {},
 ): Promise<ClientOverhead> {
   const sim = await startSimProcess([
     '--ttft-ms',
@@ -81,6 +84,7 @@ export async function measureClientOverhead(
     config.load.maxConcurrency = concurrency
     config.numWarmups = options.warmups ?? 0
     if ((options.clientThreads ?? 1) > 1) config.clientThreads = options.clientThreads!
+    if (options.transport !== undefined) config.endpoint.httpTransport = options.transport
     // The self-check would count the threads' time against the main thread's share; off here.
     config.clientCheck = 'off'
     let cpuStart: NodeJS.CpuUsage | undefined
@@ -140,7 +144,7 @@ export async function measureClientOverhead(
     for (const record of records) events += record.itlS.length + 1
     const floor: FloorCost[] = []
     if (options.floor !== false) {
-      for (const kind of ['request', 'dispatch'] as const) {
+      for (const kind of ['request', 'dispatch', 'lean', 'lean-data'] as const) {
         floor.push(await measureFloor(kind, sim.url, concurrency, requests, OUTPUT_TOKENS))
       }
     }
@@ -152,6 +156,7 @@ export async function measureClientOverhead(
       cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / requests,
       eventsPerCpuS: events / ((cpu.user + cpu.system) / 1e6),
       clientThreads: options.clientThreads ?? 1,
+      transport: options.transport ?? 'auto',
       userCpuMsPerRequest: cpu.user / 1000 / requests,
       mainThreadCpuMsPerRequest:
         mainStartMs === undefined || mainEndMs === undefined

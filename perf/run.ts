@@ -1,5 +1,7 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
+import type { HttpTransport } from '../src/config/bench-config.ts'
+import type { FloorKind } from './client-floor.ts'
 import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
@@ -16,12 +18,23 @@ const wants = (section: string): boolean =>
 // The last run sends `--num-warmups 500` first, as a user measuring steady state would: its
 // connections are open and its code is compiled before the clock starts, so the first wave does
 // not pay for 500 connects and a cold JIT.
-// The second run is the first sent from two client threads (--client-threads 2).
-const runs: Array<[concurrency: number, requests: number, warmups: number, threads: number]> = [
-  [100, 2_000, 0, 1],
-  [100, 2_000, 0, 2],
-  [500, 5_000, 0, 1],
-  [500, 5_000, 500, 1],
+const FLOOR_NAMES: Record<FloorKind, string> = {
+  request: 'undici request()',
+  dispatch: 'undici dispatch()',
+  lean: 'node:net + onread buffer',
+  'lean-data': "node:net + 'data' events",
+}
+
+// The first two runs differ only in the transport of the streams (--http-transport); the third is
+// sent from two client threads (--client-threads 2).
+const runs: Array<
+  [concurrency: number, requests: number, warmups: number, threads: number, transport: HttpTransport]
+> = [
+  [100, 2_000, 0, 1, 'lean'],
+  [100, 2_000, 0, 1, 'undici'],
+  [100, 2_000, 0, 2, 'lean'],
+  [500, 5_000, 0, 1, 'lean'],
+  [500, 5_000, 500, 1, 'lean'],
 ]
 
 console.log(
@@ -29,11 +42,12 @@ console.log(
 )
 if (wants('client'))
   console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
-for (const [concurrency, requests, warmups, threads] of wants('client') ? runs : []) {
+for (const [concurrency, requests, warmups, threads, transport] of wants('client') ? runs : []) {
   const r = await measureClientOverhead(concurrency, requests, {
     warmups,
-    floor: warmups === 0 && threads === 1,
+    floor: warmups === 0 && threads === 1 && transport === 'lean',
     clientThreads: threads,
+    transport,
   })
   const main =
     r.mainThreadCpuMsPerRequest === undefined
@@ -42,7 +56,7 @@ for (const [concurrency, requests, warmups, threads] of wants('client') ? runs :
   const pair = (x: { median: number; p99: number }): string =>
     `median ${x.median.toFixed(3)} p99 ${x.p99.toFixed(3)} ms`
   console.log(
-    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}, ${threads} client thread${threads > 1 ? 's' : ''}: ` +
+    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}, ${threads} client thread${threads > 1 ? 's' : ''}, ${transport}: ` +
       `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ${r.requestsPerS.toFixed(0)} req/s, ` +
       `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
   )
@@ -52,7 +66,7 @@ for (const [concurrency, requests, warmups, threads] of wants('client') ? runs :
   )
   for (const f of r.floor) {
     console.log(
-      `    floor, undici ${f.kind}() with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
+      `    floor, ${FLOOR_NAMES[f.kind]} with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
     )
   }
   console.log(JSON.stringify({ perf: 'client-overhead', warmups, threads, ...r }))

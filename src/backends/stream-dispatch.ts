@@ -123,7 +123,8 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
     }
     const status = this.status
     if (status === undefined || this.settled) return
-    status.chunks.push(chunk)
+    // A copy: the lean transport reads every socket into one reused buffer.
+    status.chunks.push(Buffer.from(chunk))
     status.bytes += chunk.length
     if (status.bytes >= ERROR_BODY_MAX_BYTES) {
       // Enough for the error text: settle now and drop the rest of the body with the connection.

@@ -75,7 +75,7 @@ export function sendStream(
   output.startTimeS = startMs / 1000
   try {
     const { origin, path } = originAndPath(req.url)
-    client.dispatcher.dispatch(
+    client.streamDispatcher.dispatch(
       {
         origin,
         path,

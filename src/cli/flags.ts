@@ -1,3 +1,4 @@
+import { HTTP_TRANSPORTS } from '../config/bench-config.ts'
 import { DATASET_FLAG_ROWS, DATASET_NAMES } from '../datasets/registry.ts'
 
 /**
@@ -82,6 +83,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'Extra HTTP headers as KEY=VALUE (one or more). Never written to results.',
   ),
   s('--insecure', 'boolean', 'Endpoint', 'Accept invalid TLS certificates.'),
+  s(
+    '--http-transport',
+    'string',
+    'Endpoint',
+    "What carries the streamed requests: lean (servebench's own HTTP/1.1 client on node:net/node:tls), undici, or auto (lean unless HTTP_PROXY or HTTPS_PROXY is set). Other requests always use undici.",
+    { default: 'auto', choices: HTTP_TRANSPORTS, parity: 'servebench' },
+  ),
   s(
     '--ready-check-timeout-sec',
     'int',

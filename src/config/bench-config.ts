@@ -53,7 +53,17 @@ export interface ResolvedEndpoint {
   apiKey?: string
   /** Accept invalid TLS certificates. */
   insecure: boolean
+  /** `--http-transport`: what carries the streamed requests; undefined is `auto`. */
+  httpTransport?: HttpTransport
 }
+
+/**
+ * What carries streamed requests (`--http-transport`): `lean` (backends/lean/: node:net and
+ * node:tls with servebench's own HTTP/1.1 reader), `undici`, or `auto`: lean unless a proxy is
+ * set in the environment.
+ */
+export const HTTP_TRANSPORTS = ['auto', 'lean', 'undici'] as const
+export type HttpTransport = (typeof HTTP_TRANSPORTS)[number]
 
 export interface TokenizerConfig {
   /** HF id, local folder, path to tokenizer.json, or a tiktoken encoding name; undefined = the model id. */

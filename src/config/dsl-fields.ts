@@ -43,6 +43,7 @@ export const ENDPOINT_FIELDS: Readonly<Record<string, FieldSpec>> = {
   tokenizer: f('--tokenizer'),
   tokenizerMode: f('--tokenizer-mode'),
   insecure: f('--insecure', 'switch'),
+  httpTransport: f('--http-transport'),
   loraModules: f('--lora-modules', 'list'),
   loraAssignment: f('--lora-assignment'),
 }

@@ -38,6 +38,12 @@ export interface EndpointOptions {
   /** Accept invalid TLS certificates. @default false */
   insecure?: boolean
   /**
+   * What carries the streamed requests (`--http-transport`): `'lean'` (servebench's own HTTP/1.1
+   * client on node:net/node:tls), `'undici'`, or `'auto'`: lean unless a proxy is set in the
+   * environment. See docs/scaling-the-client.md. @default 'auto'
+   */
+  httpTransport?: 'auto' | 'lean' | 'undici'
+  /**
    * LoRA adapter names sent as the `model` field (`--lora-modules`): one per request, or one per
    * conversation with `datasets.multiTurn()`. Not for pooling backends. @default none
    */

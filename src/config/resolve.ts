@@ -1,6 +1,6 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BackendName, BenchConfig, RampUpConfig, SamplingParams } from './bench-config.ts'
-import { CLIENT_CHECK_MODES } from './bench-config.ts'
+import { CLIENT_CHECK_MODES, HTTP_TRANSPORTS } from './bench-config.ts'
 import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
@@ -75,6 +75,8 @@ export function resolveFlags(
     headers: read.pairs('--header', '='),
     insecure: read.bool('--insecure'),
   }
+  const httpTransport = read.choice('--http-transport', HTTP_TRANSPORTS)
+  if (httpTransport !== undefined) config.endpoint.httpTransport = httpTransport
   const model = read.string('--model')
   if (model !== undefined) config.endpoint.model = model
   const served = read.string('--served-model-name')

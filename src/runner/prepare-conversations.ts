@@ -105,7 +105,13 @@ export async function prepareConversations(
   const modelOf = new Map(conversations.map((conv, c) => [conv, loraModels?.[c] ?? requestModel]))
   const backend = getBackend(endpoint.backend)
   const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
-  const client = hooks.httpClient ?? new HttpClient({ connections: concurrency, insecure: endpoint.insecure })
+  const client =
+    hooks.httpClient ??
+    new HttpClient({
+      connections: concurrency,
+      insecure: endpoint.insecure,
+      transport: endpoint.httpTransport,
+    })
   const close = (): Promise<void> => (hooks.httpClient ? Promise.resolve() : client.close())
   const baseBody = { ...config.request.sampling, ...config.request.extraBody }
   const send = (t: TurnRequest): Promise<RequestOutput> => {

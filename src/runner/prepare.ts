@@ -140,7 +140,9 @@ async function prepareRequests(
   const backend = getBackend(endpoint.backend)
   const toRequest = requestBuilder(config, requestModel)
   const connections = Math.max(config.load.maxConcurrency ?? samples.length, 1)
-  const client = hooks.httpClient ?? new HttpClient({ connections, insecure: endpoint.insecure })
+  const client =
+    hooks.httpClient ??
+    new HttpClient({ connections, insecure: endpoint.insecure, transport: endpoint.httpTransport })
   const close = (): Promise<void> => (hooks.httpClient ? Promise.resolve() : client.close())
   const prefix = config.request.requestIdPrefix
   try {

@@ -39,6 +39,7 @@ export async function openClientThreads(
     backend: config.endpoint.backend,
     connections: options.connections,
     insecure: config.endpoint.insecure,
+    httpTransport: config.endpoint.httpTransport,
     maxRetries: config.request.maxRetries ?? 0,
     retries: options.retries,
   })

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 
 /** A request the script server received. */
@@ -10,6 +12,17 @@ export interface CapturedRequest {
   body: string
   /** `performance.now()` when the whole request body had arrived. */
   receivedMs: number
+  /** The TLS server name (SNI) the client sent, with `tls`. */
+  servername?: string | false
+}
+
+/**
+ * A self-signed certificate for `localhost` and 127.0.0.1 (fixtures/tls/, valid until 2126): a
+ * client must accept any certificate (`insecure`) to talk to a server that uses it.
+ */
+export const LOCALHOST_TLS = {
+  key: readFileSync(new URL('../../fixtures/tls/localhost.key', import.meta.url)),
+  cert: readFileSync(new URL('../../fixtures/tls/localhost.crt', import.meta.url)),
 }
 
 /** One step of a scripted SSE response. */
@@ -32,12 +45,18 @@ export interface ScriptServer {
   close: () => Promise<void>
 }
 
-/** Starts an independent `node:http` server on 127.0.0.1:0 that answers with `respond`. */
-export async function startScriptServer(respond: Responder): Promise<ScriptServer> {
+/**
+ * Starts an independent `node:http` server on 127.0.0.1:0 that answers with `respond`; with
+ * `tls`, a `node:https` one at `https://localhost:<port>`.
+ */
+export async function startScriptServer(
+  respond: Responder,
+  options: { tls?: { key: Buffer; cert: Buffer } } = {},
+): Promise<ScriptServer> {
   const requests: CapturedRequest[] = []
   let active = 0
   let peak = 0
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
@@ -50,6 +69,7 @@ export async function startScriptServer(respond: Responder): Promise<ScriptServe
         rawHeaders,
         body: Buffer.concat(chunks).toString('utf8'),
         receivedMs: performance.now(),
+        ...(options.tls ? { servername: (req.socket as { servername?: string | false }).servername } : {}),
       }
       requests.push(captured)
       active++
@@ -57,11 +77,12 @@ export async function startScriptServer(respond: Responder): Promise<ScriptServe
       res.on('close', () => active--)
       Promise.resolve(respond(captured, res)).catch(() => res.destroy())
     })
-  })
+  }
+  const server = options.tls ? createTlsServer(options.tls, handle) : createServer(handle)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     requests,
     peakConcurrent: () => peak,
     close: () =>
@@ -104,3 +125,6 @@ export async function closedPortUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return `http://127.0.0.1:${port}`
 }
+
+/** The transports a streaming test runs over (`--http-transport`): servebench's lean one and undici. */
+export const HTTP_TRANSPORT_CASES = ['lean', 'undici'] as const

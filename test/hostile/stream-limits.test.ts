@@ -6,8 +6,15 @@ import {
   outputTooLargeMessage,
   STREAM_LIMIT_ENV,
 } from '../../src/backends/stream-limits.ts'
+import type { HttpTransport } from '../../src/config/bench-config.ts'
 import { runBenchmark } from '../../src/runner/run-benchmark.ts'
-import { type CapturedRequest, type ScriptServer, sse, startScriptServer } from '../backends/script-server.ts'
+import {
+  type CapturedRequest,
+  HTTP_TRANSPORT_CASES,
+  type ScriptServer,
+  sse,
+  startScriptServer,
+} from '../backends/script-server.ts'
 import { configFrom } from '../faults/fault-helpers.ts'
 
 // The run's own growth of the worker's RSS: the worker is shared with other files (isolate: false),
@@ -36,9 +43,11 @@ function endless(request: CapturedRequest, response: ServerResponse, piece: stri
   write()
 }
 
-function runAgainst(baseUrl: string): ReturnType<typeof runBenchmark> {
+function runAgainst(baseUrl: string, transport: HttpTransport = 'auto'): ReturnType<typeof runBenchmark> {
   return runBenchmark(
     configFrom([
+      '--http-transport',
+      transport,
       '--base-url',
       baseUrl,
       '--model',
@@ -56,20 +65,23 @@ function runAgainst(baseUrl: string): ReturnType<typeof runBenchmark> {
 }
 
 describe('a stream that never ends its line', () => {
-  test('fails each request at the default event limit, with memory bounded', async () => {
-    server = await startScriptServer((request, response) =>
-      endless(request, response, `data: ${'a'.repeat(65_535)}`),
-    )
-    const rssBefore = process.memoryUsage().rss
-    const outcome = await runAgainst(server.baseUrl)
-    if (outcome.kind !== 'generation') throw new Error(`a ${outcome.kind} run`)
-    const { result, records } = outcome
-    expect(result.completed + result.failed).toBe(2)
-    expect(result.failed).toBe(2)
-    for (const record of records)
-      expect(record.error).toBe(eventTooLargeMessage(DEFAULT_STREAM_LIMITS.maxEventBytes))
-    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(RSS_GROWTH_LIMIT_BYTES)
-  })
+  test.for(HTTP_TRANSPORT_CASES)(
+    'fails each request at the default event limit, with memory bounded (%s)',
+    async (transport) => {
+      server = await startScriptServer((request, response) =>
+        endless(request, response, `data: ${'a'.repeat(65_535)}`),
+      )
+      const rssBefore = process.memoryUsage().rss
+      const outcome = await runAgainst(server.baseUrl, transport)
+      if (outcome.kind !== 'generation') throw new Error(`a ${outcome.kind} run`)
+      const { result, records } = outcome
+      expect(result.completed + result.failed).toBe(2)
+      expect(result.failed).toBe(2)
+      for (const record of records)
+        expect(record.error).toBe(eventTooLargeMessage(DEFAULT_STREAM_LIMITS.maxEventBytes))
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(RSS_GROWTH_LIMIT_BYTES)
+    },
+  )
 
   test('honours a configured event limit', async () => {
     process.env[STREAM_LIMIT_ENV.maxEventBytes] = String(256 * 1024)

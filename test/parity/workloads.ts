@@ -595,6 +595,18 @@ export const WORKLOADS: readonly Workload[] = [
     dsl: { dataset: datasets.random(), clientThreads: 0 },
   },
   {
+    name: 'the undici transport',
+    valid: true,
+    cli: ['--http-transport', 'undici'],
+    dsl: { endpoint: endpoint({ httpTransport: 'undici' }), dataset: datasets.random() },
+  },
+  {
+    name: 'an unknown transport',
+    valid: false,
+    cli: ['--http-transport', 'h2'],
+    dsl: { endpoint: endpoint({ httpTransport: 'h2' as 'lean' }), dataset: datasets.random() },
+  },
+  {
     name: 'server metrics every 2 s',
     valid: true,
     cli: ['--server-metrics-interval', '2'],

@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry of `--client-threads` (client-threads.ts): one undici pool and one stream
+ * Worker-thread entry of `--client-threads` (client-threads.ts): one HttpClient (its connection pools) and one stream
  * parser per thread. It sends each request it is given with the run's backend and retry policy and
  * posts the output back; the main thread owns the schedule, the concurrency limit and the clock.
  */
@@ -13,7 +13,11 @@ import type { ClientThreadData, FromClientThread, ToClientThread } from './messa
 const data = workerData as ClientThreadData
 const port = parentPort!
 const backend = getBackend(data.backend)
-const client = new HttpClient({ connections: data.connections, insecure: data.insecure })
+const client = new HttpClient({
+  connections: data.connections,
+  insecure: data.insecure,
+  transport: data.httpTransport,
+})
 const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: data.maxRetries }
 const inFlight = new Map<number, AbortController>()
 let monitor: ClientHealthMonitor | undefined

@@ -74,6 +74,7 @@ export async function startClientThreads(options: ClientThreadsOptions): Promise
     backend: options.backend,
     connections: Math.max(1, Math.ceil(options.connections / count)),
     insecure: options.insecure,
+    httpTransport: options.httpTransport,
     maxRetries: options.maxRetries,
   }
   const states: ThreadState[] = []

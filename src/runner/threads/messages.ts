@@ -4,7 +4,7 @@
  * thread only sends requests and reads their streams.
  */
 import type { BackendRequest } from '../../backends/types.ts'
-import type { BackendName } from '../../config/bench-config.ts'
+import type { BackendName, HttpTransport } from '../../config/bench-config.ts'
 import type { RequestOutput } from '../../config/records.ts'
 import type { ClientHealthSummary } from '../../metrics/client-health.ts'
 import type { RetryStats } from '../retry.ts'
@@ -18,6 +18,7 @@ export interface ClientThreadData {
   /** Sockets of this thread's own pool. */
   connections: number
   insecure: boolean
+  httpTransport: HttpTransport | undefined
   maxRetries: number
 }
 

@@ -277,10 +277,14 @@ function clientFor(config: BenchConfig): HttpClient {
   const clients = g[CLIENTS] ?? new Map<string, HttpClient>()
   g[CLIENTS] = clients
   const connections = config.load.maxConcurrency ?? config.numPrompts
-  const key = `${connections}|${config.endpoint.insecure}`
+  const key = `${connections}|${config.endpoint.insecure}|${config.endpoint.httpTransport ?? 'auto'}`
   let client = clients.get(key)
   if (!client) {
-    client = new HttpClient({ connections, insecure: config.endpoint.insecure })
+    client = new HttpClient({
+      connections,
+      insecure: config.endpoint.insecure,
+      transport: config.endpoint.httpTransport,
+    })
     clients.set(key, client)
   }
   return client
