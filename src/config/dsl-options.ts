@@ -229,7 +229,7 @@ export interface DslContext {
   simulator?: boolean
   /** Tokenizer of the embedded simulator. @default 'cl100k_base' */
   simulatorTokenizer?: string
-  /** Environment for `OPENAI_API_KEY`. */
+  /** Environment for `OPENAI_API_KEY` and the proxy variables (`endpoint.httpTransport`). */
   env?: Record<string, string | undefined>
   /** Folder that relative dataset paths resolve from (the Vitest root). @default process.cwd() */
   root?: string

@@ -44,6 +44,16 @@ describe('resolveServeFlags', () => {
     expect(config.endpoint.baseUrl).toBe('http://localhost:9000')
   })
 
+  it('refuses --http-transport lean with a proxy in the environment, naming the flag', () => {
+    expect(() => resolve(['--http-transport', 'lean'], { https_proxy: 'http://proxy:3128' })).toThrow(
+      "--http-transport is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or",
+    )
+    expect(
+      resolve(['--http-transport', 'auto'], { HTTP_PROXY: 'http://proxy:3128' }).endpoint.httpTransport,
+    ).toBe('auto')
+    expect(resolve(['--http-transport', 'lean']).endpoint.httpTransport).toBe('lean')
+  })
+
   it('reads the API key from OPENAI_API_KEY and headers as KEY=VALUE', () => {
     const config = resolve(['--header', 'X-A = 1', 'x-b=c=d'], { OPENAI_API_KEY: 'sk-test' })
     expect(config.endpoint.apiKey).toBe('sk-test')

@@ -22,6 +22,9 @@ import { resolveClientFlags } from './resolve-client-flags.ts'
 import { resolveModelFlags } from './resolve-model-flags.ts'
 import { resolveRunModeFlags } from './resolve-run-modes.ts'
 
+/** The proxy variables backends/proxy.ts reads (aiohttp's `trust_env`). */
+export const PROXY_VARIABLES: readonly string[] = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY']
+
 /** Flag values by canonical name, as the CLI parser produces them. */
 export type FlagValues = ReadonlyMap<string, string | string[] | true>
 
@@ -77,6 +80,14 @@ export function resolveFlags(
   }
   const httpTransport = read.choice('--http-transport', HTTP_TRANSPORTS)
   if (httpTransport !== undefined) config.endpoint.httpTransport = httpTransport
+  // The lean transport has no proxy path.
+  if (httpTransport === 'lean' && PROXY_VARIABLES.some((name) => env[name])) {
+    issues.push({
+      path: '--http-transport',
+      message:
+        "is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or 'undici'",
+    })
+  }
   const model = read.string('--model')
   if (model !== undefined) config.endpoint.model = model
   const served = read.string('--served-model-name')

@@ -17,7 +17,7 @@ import {
   TOP_FIELDS,
 } from '../config/dsl-fields.ts'
 import { type DslContext, type ServeBenchOptions, SUITE_DEFAULT_DATASET } from '../config/dsl-options.ts'
-import type { FlagValues } from '../config/resolve.ts'
+import { type FlagValues, PROXY_VARIABLES } from '../config/resolve.ts'
 import { unknownKeyIssues } from '../config/unknown-keys.ts'
 import { DATASET_FIELDS } from '../datasets/registry.ts'
 import type { ConfigIssue } from '../errors.ts'
@@ -111,7 +111,9 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
     }
   }
   const apiKey = isObject(ep) && typeof ep.apiKey === 'string' ? ep.apiKey : ctx.env?.OPENAI_API_KEY
-  const env = apiKey ? { OPENAI_API_KEY: apiKey } : {}
+  const env: Record<string, string | undefined> = apiKey ? { OPENAI_API_KEY: apiKey } : {}
+  // The proxy variables decide whether endpoint.httpTransport 'lean' can be used.
+  for (const name of PROXY_VARIABLES) if (ctx.env?.[name]) env[name] = ctx.env[name]
 
   const ds = (options.dataset ?? SUITE_DEFAULT_DATASET) as unknown
   const dataset = isObject(ds) && typeof ds.kind === 'string' ? DATASET_FIELDS[ds.kind] : undefined

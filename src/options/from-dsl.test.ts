@@ -17,6 +17,17 @@ describe('benchConfigFromDsl', () => {
     expect(c.load).toEqual({ requestRate: Number.POSITIVE_INFINITY, burstiness: 1 })
   })
 
+  it('names endpoint.httpTransport when lean meets a proxy in the environment', () => {
+    expect(() =>
+      benchConfigFromDsl(
+        { endpoint: { kind: 'endpoint', httpTransport: 'lean' } },
+        { ...sim, env: { HTTPS_PROXY: 'http://proxy:3128' } },
+      ),
+    ).toThrow(
+      /serveBench\('chat > short'\)\.endpoint\.httpTransport is 'lean', which cannot send through a proxy/,
+    )
+  })
+
   it('maps endpoint, dataset and each load kind', () => {
     const c = benchConfigFromDsl(
       {
