@@ -80,10 +80,7 @@ export function mergeSegments(files: readonly ReadSegment[]): MergedSegments {
     result.steady_state = steadyStateJson(
       computeSteadyState(plain, {
         targetConcurrency: options.maxConcurrency,
-        threshold: options.steadyState.threshold,
-        ...(options.steadyState.minWindowS !== undefined
-          ? { minWindowS: options.steadyState.minWindowS }
-          : {}),
+        ...options.steadyState,
         totalDurationS: endS,
         percentiles: options.metricPercentiles,
         isPooling: false,

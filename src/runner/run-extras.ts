@@ -96,10 +96,7 @@ export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> 
         outcome.steadyState = steadyStateJson(
           computeSteadyState(run.records, {
             targetConcurrency: target,
-            threshold: config.steadyState.threshold,
-            ...(config.steadyState.minWindowS !== undefined
-              ? { minWindowS: config.steadyState.minWindowS }
-              : {}),
+            ...config.steadyState,
             totalDurationS: run.durationS,
             percentiles: config.metricPercentiles,
             isPooling: ctx.isPooling,
