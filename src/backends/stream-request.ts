@@ -1,5 +1,6 @@
 import type { request } from 'undici'
 import type { RequestOutput } from '../config/records.ts'
+import { TextEventTemplate } from './event-template.ts'
 import type { HttpClient } from './http.ts'
 import { readCachedTokens, readServerMetrics } from './server-details.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
@@ -7,7 +8,10 @@ import { StreamDispatch } from './stream-dispatch.ts'
 import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 import type { BackendRequest } from './types.ts'
 
-/** Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`). */
+/**
+ * Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`): the value
+ * of one string field, unchanged, which the repeat-event fast path (event-template.ts) relies on.
+ */
 export type ChoiceTextReader = (choice: unknown) => string | undefined
 
 // Error texts live in request-errors.ts; the pooling request and older callers import them here.
@@ -18,6 +22,12 @@ export {
   httpErrorText,
   readErrorBody,
 } from './request-errors.ts'
+
+/**
+ * Text events a stream may try to learn a template from: a server whose every event differs
+ * elsewhere too (a token id, a logprob) costs at most this many extra parses per stream.
+ */
+const MAX_TEMPLATE_TRIES = 2
 
 /** Python's text, verbatim (no space after the period). */
 export const NO_VALID_CHUNK_ERROR =
@@ -166,7 +176,6 @@ export function buildHeaders(
   return headers
 }
 
-/** Per-stream state: the parser, the timestamps and the fields read from events. */
 /**
  * The handler of one generation stream (what {@link sendStreamingRequest} feeds each body chunk):
  * exported for the micro-benchmarks of the per-chunk path (perf/micro/).
@@ -179,6 +188,7 @@ export function createStreamHandler(
   return new StreamState(startMs, output, readText)
 }
 
+/** Per-stream state: the parser, the timestamps and the fields read from events. */
 class StreamState implements StreamHandler {
   private readonly limits = currentStreamLimits()
   private readonly parser = createSseParser(this.limits.maxEventBytes)
@@ -186,6 +196,9 @@ class StreamState implements StreamHandler {
   private lastMs = -1
   private lastChunkMs = -1
   private serverError: string | undefined
+  /** The stream's repeated text event, once one was seen (event-template.ts). */
+  private template: TextEventTemplate | undefined
+  private templateTries = 0
   private readonly startMs: number
   private readonly output: RequestOutput
   private readonly readText: ChoiceTextReader
@@ -221,6 +234,11 @@ class StreamState implements StreamHandler {
 
   private event(data: string, nowMs: number): void {
     if (data === SSE_DONE || this.serverError !== undefined) return
+    const repeated = this.template?.textOf(data)
+    if (repeated !== undefined) {
+      this.textEvent(repeated, nowMs)
+      return
+    }
     let message: unknown
     try {
       message = JSON.parse(data)
@@ -236,19 +254,18 @@ class StreamState implements StreamHandler {
     }
     const output = this.output
     if (Array.isArray(choices) && choices.length > 0) {
-      if (this.firstMs < 0) {
-        this.firstMs = nowMs
-        output.ttftS = (nowMs - this.startMs) / 1000
-      } else {
-        output.itlS.push((nowMs - this.lastMs) / 1000)
-      }
-      this.lastMs = nowMs
       const text = this.readText(choices[0])
-      if (text) {
-        if (output.generatedText.length + text.length > this.limits.maxOutputChars) {
-          throw new StreamLimitError(outputTooLargeMessage(this.limits.maxOutputChars))
-        }
-        output.generatedText += text
+      this.textEvent(text, nowMs)
+      if (
+        text &&
+        this.template === undefined &&
+        this.templateTries < MAX_TEMPLATE_TRIES &&
+        (usage === undefined || usage === null) &&
+        (error === undefined || error === null) &&
+        metrics === undefined
+      ) {
+        this.templateTries++
+        this.template = TextEventTemplate.learn(data, text, this.readText)
       }
     }
     // Not `else`: some servers send choices and usage in the same chunk.
@@ -263,6 +280,24 @@ class StreamState implements StreamHandler {
     }
     if (metrics !== undefined) readServerMetrics(metrics, output)
     if (error !== undefined && error !== null) this.serverError = serverErrorText(error)
+  }
+
+  /** An event with a non-empty `choices`: it times TTFT or an ITL, and its text is kept. */
+  private textEvent(text: string | undefined, nowMs: number): void {
+    const output = this.output
+    if (this.firstMs < 0) {
+      this.firstMs = nowMs
+      output.ttftS = (nowMs - this.startMs) / 1000
+    } else {
+      output.itlS.push((nowMs - this.lastMs) / 1000)
+    }
+    this.lastMs = nowMs
+    if (text) {
+      if (output.generatedText.length + text.length > this.limits.maxOutputChars) {
+        throw new StreamLimitError(outputTooLargeMessage(this.limits.maxOutputChars))
+      }
+      output.generatedText += text
+    }
   }
 }
 
