@@ -2,7 +2,7 @@ import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
 import { currentStreamLimits } from './stream-limits.ts'
-import { buildHeaders, type StreamHandler, sendStream } from './stream-request.ts'
+import { buildHeaders, flattenGeneratedText, type StreamHandler, sendStream } from './stream-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
 
 /** Path of the OpenAI Responses API. */
@@ -88,6 +88,7 @@ class ResponsesStream implements StreamHandler {
   finish(): void {
     for (const data of this.parser.end()) this.event(data, this.lastChunkMs)
     const output = this.output
+    flattenGeneratedText(output)
     if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000
     if (this.streamError !== undefined) output.error = this.streamError
     else if (this.firstMs < 0) output.error = NO_TOKEN_DELTA_ERROR

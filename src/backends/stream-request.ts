@@ -222,10 +222,7 @@ class StreamState implements StreamHandler {
     const events = this.parser.end()
     for (let i = 0; i < events.length; i++) this.event(events[i]!, this.lastChunkMs)
     const output = this.output
-    // Reading a character makes V8 flatten the text's chain of one cons string per event into one
-    // string: 2,000 finished 64-token records held 6.5 MB less heap (3.3 KB each), and 3.1–3.6 MB
-    // survived each scavenge of the run instead of 4.2 MB.
-    if (output.generatedText.length > 0) output.generatedText.charCodeAt(0)
+    flattenGeneratedText(output)
     if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000
     if (this.serverError !== undefined) {
       output.error = this.serverError
@@ -303,6 +300,15 @@ class StreamState implements StreamHandler {
       output.generatedText += text
     }
   }
+}
+
+/**
+ * Makes a finished stream's text one string. A text built with one `+=` per event is a chain of
+ * cons strings; reading a character makes V8 flatten it: 2,000 finished 64-token records held
+ * 6.5 MB less heap (3.3 KB each), and 3.1–3.6 MB survived each scavenge of the run instead of 4.2 MB.
+ */
+export function flattenGeneratedText(output: RequestOutput): void {
+  if (output.generatedText.length > 0) output.generatedText.charCodeAt(0)
 }
 
 /** One abort signal for a request's timeout and its caller's signal. */
