@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici'
-import type { HttpTransport } from '../config/bench-config.ts'
+import { type HttpTransport, LEAN_WITH_PROXY_MESSAGE } from '../config/bench-config.ts'
 import { ConfigError } from '../errors.ts'
 import { LeanDispatcher, type StreamDispatcher } from './lean/dispatcher.ts'
 import { createDispatcher, proxyEnvFrom } from './proxy.ts'
@@ -66,8 +66,7 @@ export class HttpClient {
       throw new ConfigError([
         {
           path: '--http-transport',
-          message:
-            "is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or 'undici'",
+          message: LEAN_WITH_PROXY_MESSAGE,
         },
       ])
     }

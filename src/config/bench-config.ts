@@ -64,6 +64,9 @@ export interface ResolvedEndpoint {
  */
 export const HTTP_TRANSPORTS = ['auto', 'lean', 'undici'] as const
 export type HttpTransport = (typeof HTTP_TRANSPORTS)[number]
+/** Why `lean` with HTTP_PROXY or HTTPS_PROXY set is refused, after the flag or field's name. */
+export const LEAN_WITH_PROXY_MESSAGE =
+  "is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or 'undici'"
 
 export interface TokenizerConfig {
   /** HF id, local folder, path to tokenizer.json, or a tiktoken encoding name; undefined = the model id. */

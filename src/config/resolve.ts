@@ -1,6 +1,6 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BackendName, BenchConfig, RampUpConfig, SamplingParams } from './bench-config.ts'
-import { CLIENT_CHECK_MODES, HTTP_TRANSPORTS } from './bench-config.ts'
+import { CLIENT_CHECK_MODES, HTTP_TRANSPORTS, LEAN_WITH_PROXY_MESSAGE } from './bench-config.ts'
 import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
@@ -84,8 +84,7 @@ export function resolveFlags(
   if (httpTransport === 'lean' && PROXY_VARIABLES.some((name) => env[name])) {
     issues.push({
       path: '--http-transport',
-      message:
-        "is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or 'undici'",
+      message: LEAN_WITH_PROXY_MESSAGE,
     })
   }
   const model = read.string('--model')
