@@ -38,6 +38,7 @@ describe('--client-check', () => {
     const [result] = Object.values(await readJsonFiles(tmpDir))
     expect(validateModeFile(result)).toEqual({ valid: true })
     expect(result).toHaveProperty('client_health.saturated')
+    expect(result).toMatchObject({ client_health: { client_threads: 1, http_transport: 'lean' } })
     expect(Object.keys(result!).at(-1)).toBe('client_health')
   })
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchResult } from '../src/report/result-types.ts'
+import { autoClientThreads } from '../src/runner/threads/client-threads.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 import { configFrom, runAndWrite, smallRunFlags } from './faults/fault-helpers.ts'
 
@@ -68,11 +69,18 @@ describe('--client-threads', () => {
     }
     expect(health.threads).toHaveLength(2)
     expect(one.file.client_health).not.toHaveProperty('threads')
+    // The result says how the client sent: the thread count, and the transport `auto` chose.
+    expect(health).toMatchObject({ client_threads: 2, http_transport: 'lean' })
+    expect(one.file.client_health).toMatchObject({ client_threads: 1, http_transport: 'lean' })
   })
 
   it('auto runs and a thread count is checked', async () => {
-    const auto = await run('auto', ['--num-prompts', '4'])
+    const auto = await run('auto', ['--num-prompts', '4', '--http-transport', 'undici'])
     expect(auto.file.completed).toBe(4)
+    expect(auto.file.client_health).toMatchObject({
+      client_threads: autoClientThreads(),
+      http_transport: 'undici',
+    })
     expect(() => configFrom(smallRunFlags(sim.url, ['--client-threads', '0']))).toThrow(
       /--client-threads must be an integer from 1 to 64, or auto \(got "0"\)/,
     )

@@ -77,6 +77,10 @@ export interface ClientHealthSummary {
   gcMaxMs: number
   /** The limits the run was checked against. */
   thresholds: ClientHealthThresholds
+  /** What carried the run's streamed requests (`--http-transport`, `auto` resolved); set by the runner. */
+  httpTransport?: 'lean' | 'undici'
+  /** The threads that sent the requests (`--client-threads`, `auto` resolved); set by the runner. */
+  clientThreads?: number
   /**
    * `--client-threads N` (N > 1): each client thread's own self-check, in thread order; the figures
    * above are then the main thread's (dispatch), and `saturated` holds when any thread was.

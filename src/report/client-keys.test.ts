@@ -57,6 +57,18 @@ describe('client keys', () => {
     })
   })
 
+  it('writes the client threads and the transport after cpu_count, when the runner set them', () => {
+    const json = clientHealthJson({ ...ok, clientThreads: 2, httpTransport: 'lean' })
+    const keys = Object.keys(json)
+    expect(keys.slice(keys.indexOf('cpu_count'), keys.indexOf('cpu_count') + 3)).toEqual([
+      'cpu_count',
+      'client_threads',
+      'http_transport',
+    ])
+    expect(json).toMatchObject({ client_threads: 2, http_transport: 'lean' })
+    expect(clientHealthJson(ok)).not.toHaveProperty('http_transport')
+  })
+
   it('orders the keys: intended statistics, intended_delays, client_health', () => {
     const keys = clientResultKeys({
       intended: { statistics: [['mean_intended_ttft_ms', 12]], delaysS: [0, 0.5] },

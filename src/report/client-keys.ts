@@ -40,6 +40,8 @@ export function clientHealthJson(s: ClientHealthSummary): Record<string, unknown
     dispatch_lag_max_ms: s.dispatchLagMaxMs,
     cpu_share_of_core: s.cpuShareOfCore,
     cpu_count: s.cpuCount,
+    ...(s.clientThreads !== undefined ? { client_threads: s.clientThreads } : {}),
+    ...(s.httpTransport !== undefined ? { http_transport: s.httpTransport } : {}),
     gc_count: s.gcCount,
     gc_total_ms: s.gcTotalMs,
     gc_max_ms: s.gcMaxMs,

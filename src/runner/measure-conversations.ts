@@ -98,7 +98,9 @@ export async function measureConversations(
     }
     await Promise.all(conversations.map((conv, c) => runConversation(conv, c)))
     const endS = performance.now() / 1000
-    const clientHealth = monitor?.stop(startLagsMs)
+    // Turns are sent from this thread only.
+    const health = monitor?.stop(startLagsMs)
+    const clientHealth = health && { ...health, httpTransport: plan.httpTransport, clientThreads: 1 }
     turnRecords.sort((a, b) => a.conversationIndex - b.conversationIndex || a.turnIndex - b.turnIndex)
     const records: RequestRecord[] = turnRecords.map((t) => t.record)
     return {

@@ -94,7 +94,13 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
         ...(hooks.signal ? { signal: hooks.signal } : {}),
       },
     )
-    const { outcome, clientHealth, scheduleIndexes } = sent
+    const { outcome, scheduleIndexes } = sent
+    const clientHealth = sent.clientHealth && {
+      ...sent.clientHealth,
+      // Each client thread builds its HTTP client from the same options and environment as this one.
+      httpTransport: client.transport,
+      clientThreads: threads?.count ?? 1,
+    }
     const records: RequestRecord[] = []
     for (const [k, { index: _, ...output }] of outcome.results.entries()) {
       records.push({

@@ -50,6 +50,8 @@ export interface PreparedConversations {
   tokenizer: Tokenizer
   /** `model_id` of the result. */
   modelId: string
+  /** What carries the streamed turns: `--http-transport` as the HTTP client resolved it. */
+  httpTransport: HttpClient['transport']
   /** Sends one turn with `X-Session-ID` set to its conversation's id. */
   send(turn: TurnRequest): Promise<RequestOutput>
   /** Python's probe request (`"Hi"`, one output token), in the first conversation's session. */
@@ -173,6 +175,7 @@ export async function prepareConversations(
       concurrency,
       tokenizer,
       modelId: served.id,
+      httpTransport: client.transport,
       send,
       sendProbe: (signal) =>
         send({
