@@ -5,11 +5,12 @@ import type { FloorKind } from './client-floor.ts'
 import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
+import { printDispatchQueue } from './dispatch-queue.ts'
 import { measureGate } from './gate.ts'
 import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
-// `npm run perf -- client sim dataset threads gate python` picks sections; none given runs the first three.
+// `npm run perf -- client sim dataset dispatch threads gate python` picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
 const OPT_IN = ['threads', 'gate', 'python']
 const wants = (section: string): boolean =>
@@ -83,6 +84,7 @@ for (const streams of wants('sim') ? [500, 1_000, 2_000] : []) {
   console.log(JSON.stringify({ perf: 'sim-capacity', ...r }))
 }
 if (wants('dataset')) await printDatasetGeneration()
+if (wants('dispatch')) printDispatchQueue()
 if (wants('threads')) {
   console.log(
     'plain undici from worker threads, pool warmed: does a second client thread cut the c=500 tail?',

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { describe, expect, it, vi } from 'vitest'
 import type { RequestOutput } from '../config/records.ts'
 import { dispatch } from './dispatcher.ts'
 
@@ -38,5 +39,67 @@ describe('dispatch stopped while requests wait for a slot', () => {
     expect(outcome.interrupted).toBe(true)
     expect(sent).toEqual([0])
     expect(outcome.results.map((r) => r.index)).toEqual([0])
+  })
+})
+
+describe('dispatch behind --max-concurrency', () => {
+  const due = (n: number) => Array.from({ length: n }, (_, i) => ({ offsetS: 0, payload: i }))
+
+  it('starts requests in release order, never more than the limit at once, and fills every freed slot', async () => {
+    const started: number[] = []
+    let inFlight = 0
+    let most = 0
+    const outcome = await dispatch(
+      due(40),
+      async (i) => {
+        started.push(i)
+        most = Math.max(most, ++inFlight)
+        // Uneven service times: slots free in another order than they were taken.
+        await sleep((i * 7) % 5)
+        inFlight--
+        return output()
+      },
+      { maxConcurrency: 3 },
+    )
+    expect(started).toEqual([...Array(40).keys()])
+    expect(most).toBe(3)
+    expect(outcome.interrupted).toBe(false)
+    expect(outcome.results.map((r) => r.index).sort((a, b) => a - b)).toEqual([...Array(40).keys()])
+    for (const r of outcome.results) {
+      expect(r.intendedTimeS).toBe(outcome.startS)
+      expect(r.arrivalTimeS).toBeGreaterThanOrEqual(outcome.startS)
+      // The backend stamps the start; one stamped before its release counts no queue time.
+      expect(r.queueTimeS).toBe(0)
+    }
+  })
+
+  it('starts every request at once without a limit, and settles with none due', async () => {
+    let inFlight = 0
+    let most = 0
+    const outcome = await dispatch(due(25), async () => {
+      most = Math.max(most, ++inFlight)
+      await sleep(1)
+      inFlight--
+      return output()
+    })
+    expect(most).toBe(25)
+    expect(outcome.results).toHaveLength(25)
+    expect((await dispatch([], async () => output())).results).toEqual([])
+  })
+
+  it('rejects with the error of a send that throws, and still sends the rest', async () => {
+    const sent: number[] = []
+    const run = dispatch(
+      due(6),
+      async (i) => {
+        sent.push(i)
+        await sleep(1)
+        if (i === 1) throw new Error('backend bug')
+        return output()
+      },
+      { maxConcurrency: 2 },
+    )
+    await expect(run).rejects.toThrow('backend bug')
+    await vi.waitFor(() => expect(sent).toEqual([0, 1, 2, 3, 4, 5]))
   })
 })

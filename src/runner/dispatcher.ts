@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import PQueue from 'p-queue'
 import type { RequestOutput } from '../config/records.ts'
 import { settleWithDrain } from './signals.ts'
 
@@ -52,52 +51,80 @@ export async function dispatch<T>(
   send: (payload: T, signal: AbortSignal) => Promise<RequestOutput>,
   options: DispatchOptions = {},
 ): Promise<DispatchOutcome> {
-  const queue = new PQueue({ concurrency: options.maxConcurrency ?? Number.POSITIVE_INFINITY })
+  const limit = options.maxConcurrency ?? Number.POSITIVE_INFINITY
   // One controller per request in flight, not one shared signal: an EventTarget adds and removes a
   // listener in time linear in its listeners, which at 500 streams cost ~50 µs per request.
   const inFlight = new Set<AbortController>()
   let abortedInFlight = false
   const results: Array<Dispatched | undefined> = new Array(items.length)
-  const pending: Array<Promise<void>> = []
+  // Released requests waiting for a slot, in release order, as plain numbers (12 bytes each): at
+  // --request-rate inf every request is released at once, and a closure and a promise per waiting
+  // request held about 1.1 KB each (112 MB for 100,000).
+  const waiting = new Int32Array(items.length)
+  let waitingHead = 0
+  let waitingTail = 0
+  const arrivalTimesS = new Float64Array(items.length)
+  let running = 0
+  let releasing = true
   let done = 0
   const interrupted = (): boolean => options.signal?.aborted === true
+  let settle!: () => void
+  let fail!: (error: unknown) => void
+  const finished = new Promise<void>((resolve, reject) => {
+    settle = resolve
+    fail = reject
+  })
   const startS = performance.now() / 1000
 
+  const sendOne = async (i: number): Promise<void> => {
+    const controller = new AbortController()
+    if (abortedInFlight) controller.abort(new Error('interrupted'))
+    inFlight.add(controller)
+    let output: RequestOutput
+    try {
+      output = await send(items[i]!.payload, controller.signal)
+    } finally {
+      inFlight.delete(controller)
+    }
+    const arrivalTimeS = arrivalTimesS[i]!
+    results[i] = {
+      ...output,
+      index: i,
+      intendedTimeS: startS + items[i]!.offsetS,
+      arrivalTimeS,
+      queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
+    }
+    options.onRequestEnd?.(++done, { output, inFlight: inFlight.size })
+  }
+  const start = (i: number): void => {
+    running++
+    sendOne(i).then(slotFreed, (error: unknown) => {
+      fail(error)
+      slotFreed()
+    })
+  }
+  // The next waiting request takes the slot; once stopped, the waiting ones are never sent.
+  const slotFreed = (): void => {
+    running--
+    if (interrupted()) waitingHead = waitingTail
+    while (running < limit && waitingHead < waitingTail) start(waiting[waitingHead++]!)
+    if (!releasing && running === 0 && waitingHead === waitingTail) settle()
+  }
+
   for (let i = 0; i < items.length && !interrupted(); i++) {
-    const item = items[i]!
-    const intendedTimeS = startS + item.offsetS
-    const waitMs = intendedTimeS * 1000 - performance.now()
+    const waitMs = (startS + items[i]!.offsetS) * 1000 - performance.now()
     if (waitMs > 1) await sleepUnlessAborted(waitMs, options.signal)
     if (interrupted()) break
     // Later than intended when the event loop was busy: the client self-check's dispatch lag.
-    const arrivalTimeS = performance.now() / 1000
-    pending.push(
-      queue.add(async () => {
-        if (interrupted()) return
-        const controller = new AbortController()
-        if (abortedInFlight) controller.abort(new Error('interrupted'))
-        inFlight.add(controller)
-        let output: RequestOutput
-        try {
-          output = await send(item.payload, controller.signal)
-        } finally {
-          inFlight.delete(controller)
-        }
-        results[i] = {
-          ...output,
-          index: i,
-          intendedTimeS,
-          arrivalTimeS,
-          queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
-        }
-        options.onRequestEnd?.(++done, { output, inFlight: inFlight.size })
-      }),
-    )
+    arrivalTimesS[i] = performance.now() / 1000
+    if (running < limit) start(i)
+    else waiting[waitingTail++] = i
   }
+  releasing = false
+  if (interrupted()) waitingHead = waitingTail
+  if (running === 0) settle()
 
-  // No queue.clear() on a stop: p-queue never settles the promise of a task it clears, which would
-  // hold Promise.all below for ever. A queued task starts once a slot frees and returns at once.
-  await settleWithDrain(Promise.all(pending), {
+  await settleWithDrain(finished, {
     signal: options.signal,
     forceSignal: options.forceSignal,
     drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
