@@ -9,23 +9,10 @@ import type { RequestRecord } from '../config/records.ts'
 import type { PoolingMetrics } from '../metrics/calculate-pooling.ts'
 import { center, floatRow, probeSection, row, statisticsSections } from './console.ts'
 import { type ExtraResultKeys, type ResultSetup, setupKeys } from './result-json.ts'
+import type { ResultSetupKeys } from './result-types.ts'
 
 /** A pooling run's result, keyed and ordered as Python writes it. There is no `failed` key. */
-export interface PoolingBenchResult {
-  date: string
-  endpoint_type: string
-  backend: string
-  label: string | null
-  model_id: string
-  tokenizer_id: string | null
-  num_prompts: number
-  num_warmups: number
-  request_rate: number | 'inf'
-  burstiness: number
-  max_concurrency: number | null
-  ramp_up_strategy?: 'linear' | 'exponential'
-  ramp_up_start_rps?: number
-  ramp_up_end_rps?: number
+export interface PoolingBenchResult extends ResultSetupKeys {
   duration: number
   completed: number
   total_input_tokens: number

@@ -1,10 +1,5 @@
-/**
- * The result object, keyed exactly as Python `vllm bench serve` writes its result JSON
- * (V-ref, `serve.py` `main_async` + `benchmark()`). Key order is the order of insertion in
- * `report/result-json.ts`. In memory the per-request arrays are always present; the writer
- * drops them unless `--save-detailed`.
- */
-export interface BenchResult {
+/** The keys every result starts with, generation or pooling (`setupKeys` in result-json.ts). */
+export interface ResultSetupKeys {
   date: string
   endpoint_type: string
   backend: string
@@ -19,6 +14,15 @@ export interface BenchResult {
   ramp_up_strategy?: 'linear' | 'exponential'
   ramp_up_start_rps?: number
   ramp_up_end_rps?: number
+}
+
+/**
+ * The result object, keyed exactly as Python `vllm bench serve` writes its result JSON
+ * (V-ref, `serve.py` `main_async` + `benchmark()`). Key order is the order of insertion in
+ * `report/result-json.ts`. In memory the per-request arrays are always present; the writer
+ * drops them unless `--save-detailed`.
+ */
+export interface BenchResult extends ResultSetupKeys {
   duration: number
   completed: number
   failed: number
