@@ -1,4 +1,4 @@
-import { HTTP_TRANSPORTS } from '../config/bench-config.ts'
+import { BACKEND_NAMES, HTTP_TRANSPORTS } from '../config/bench-config.ts'
 import { DATASET_FLAG_ROWS, DATASET_NAMES } from '../datasets/registry.ts'
 
 /**
@@ -51,21 +51,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   // Endpoint
   s('--backend', 'string', 'Endpoint', 'Backend API to benchmark.', {
     default: 'openai',
-    choices: [
-      'vllm',
-      'openai',
-      'openai-chat',
-      'openai-responses',
-      'openai-audio',
-      'openai-embeddings',
-      'openai-embeddings-chat',
-      'openai-embeddings-clip',
-      'openai-embeddings-vlm2vec',
-      'infinity-embeddings',
-      'infinity-embeddings-clip',
-      'vllm-pooling',
-      'vllm-rerank',
-    ],
+    choices: BACKEND_NAMES,
   }),
   s('--base-url', 'string', 'Endpoint', 'Server base URL; overrides --host and --port.'),
   s('--host', 'string', 'Endpoint', 'Server host, used when --base-url is not given.', {

@@ -3,21 +3,23 @@
  * builds one of these and calls `runBenchmark(config)`. All fields are validated and complete.
  */
 
-/** `--backend` values the engine knows. */
-export type BackendName =
-  | 'vllm'
-  | 'openai'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'openai-audio'
-  | 'openai-embeddings'
-  | 'openai-embeddings-chat'
-  | 'openai-embeddings-clip'
-  | 'openai-embeddings-vlm2vec'
-  | 'infinity-embeddings'
-  | 'infinity-embeddings-clip'
-  | 'vllm-pooling'
-  | 'vllm-rerank'
+/** `--backend` values the engine knows, in the order `--help` lists them. */
+export const BACKEND_NAMES = [
+  'vllm',
+  'openai',
+  'openai-chat',
+  'openai-responses',
+  'openai-audio',
+  'openai-embeddings',
+  'openai-embeddings-chat',
+  'openai-embeddings-clip',
+  'openai-embeddings-vlm2vec',
+  'infinity-embeddings',
+  'infinity-embeddings-clip',
+  'vllm-pooling',
+  'vllm-rerank',
+] as const
+export type BackendName = (typeof BACKEND_NAMES)[number]
 
 /** `--percentile-metrics` values, in Python's output order. */
 export type PercentileMetric =
