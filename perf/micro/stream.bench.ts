@@ -27,16 +27,19 @@ const split = Array.from({ length: Math.ceil(whole.length / 37) }, (_, k) =>
 const chatText = (choice: unknown): string | undefined =>
   (choice as { delta?: { content?: string } } | undefined)?.delta?.content
 
+// The payloads go to a callback, as the client's stream handler takes them (`feed`).
+const onData = (_data: string): void => {}
+
 describe('SSE parsing, one 64-event stream', () => {
   bench('one event per chunk', () => {
     const parser = createSseParser()
-    for (const chunk of perEvent) parser.push(chunk)
-    parser.end()
+    for (const chunk of perEvent) parser.feed(chunk, onData)
+    parser.finish(onData)
   })
   bench('events split across 37-byte chunks', () => {
     const parser = createSseParser()
-    for (const chunk of split) parser.push(chunk)
-    parser.end()
+    for (const chunk of split) parser.feed(chunk, onData)
+    parser.finish(onData)
   })
 })
 

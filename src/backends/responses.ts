@@ -79,14 +79,16 @@ class ResponsesStream implements StreamHandler {
     this.output = output
   }
 
+  /** Each event a chunk completes shares the chunk's stamp; those `finish` flushes, the last one's. */
+  private readonly onData = (data: string): void => this.event(data, this.lastChunkMs)
+
   chunk(bytes: Uint8Array): void {
-    const nowMs = performance.now()
-    this.lastChunkMs = nowMs
-    for (const data of this.parser.push(bytes)) this.event(data, nowMs)
+    this.lastChunkMs = performance.now()
+    this.parser.feed(bytes, this.onData)
   }
 
   finish(): void {
-    for (const data of this.parser.end()) this.event(data, this.lastChunkMs)
+    this.parser.finish(this.onData)
     const output = this.output
     flattenGeneratedText(output)
     if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000

@@ -305,3 +305,32 @@ describe('line endings', () => {
     )
   })
 })
+
+describe('SseParser.feed', () => {
+  it('hands each payload to the callback in order, and finish flushes the pending one', () => {
+    const parser = createSseParser()
+    const seen: string[] = []
+    const onData = (data: string) => seen.push(data)
+    parser.feed(encoder.encode('data: {"a":1}\n\ndata: {"b"'), onData)
+    expect(seen).toEqual(['{"a":1}'])
+    parser.feed(encoder.encode(':2}\n'), onData)
+    // The speculative flush: a complete value is handed over before its blank line.
+    expect(seen).toEqual(['{"a":1}', '{"b":2}'])
+    parser.feed(encoder.encode('\ndata: tail'), onData)
+    parser.finish(onData)
+    expect(seen).toEqual(['{"a":1}', '{"b":2}', 'tail'])
+  })
+
+  it('stops at a callback that throws: the rest of the chunk is not handed over', () => {
+    const parser = createSseParser()
+    const seen: string[] = []
+    const chunk = encoder.encode('data: {"a":1}\n\ndata: {"b":2}\n\n')
+    expect(() =>
+      parser.feed(chunk, (data) => {
+        seen.push(data)
+        throw new StreamLimitError('over')
+      }),
+    ).toThrow(StreamLimitError)
+    expect(seen).toEqual(['{"a":1}'])
+  })
+})

@@ -17,9 +17,18 @@ import { DEFAULT_STREAM_LIMITS, eventTooLargeMessage, StreamLimitError } from '.
 
 /** The parser of one response stream. Not reusable across streams. */
 export interface SseParser {
-  /** Feeds one body chunk; returns the `data` payloads of the events it completed, in order. */
+  /**
+   * Feeds one body chunk and calls `onData` with the `data` payload of each event it completes, in
+   * order. The per-chunk path: no array is made per chunk (one was ~190 bytes, the most the parser
+   * allocated per event after the payload itself). If `onData` throws, the rest of the chunk is
+   * not parsed; the stream is then over.
+   */
+  feed(chunk: Uint8Array, onData: (data: string) => void): void
+  /** Ends the stream; calls `onData` with what was still pending (an event without its blank line). */
+  finish(onData: (data: string) => void): void
+  /** {@link feed}, returning the payloads instead. */
   push(chunk: Uint8Array): string[]
-  /** Ends the stream; returns what was still pending (an event without its blank line). */
+  /** {@link finish}, returning the payloads instead. */
   end(): string[]
 }
 
@@ -58,6 +67,8 @@ class ByteSseParser implements SseParser {
   private readonly maxEventBytes: number
   /** The previous chunk ended in a CR, which ended its line: a LF first in this one is dropped. */
   private pendingCr = false
+  /** Where the current {@link feed} or {@link finish} sends its payloads. */
+  private onData: (data: string) => void = ignore
 
   constructor(maxEventBytes: number) {
     this.maxEventBytes = maxEventBytes
@@ -65,7 +76,19 @@ class ByteSseParser implements SseParser {
 
   push(chunk: Uint8Array): string[] {
     const out: string[] = []
-    if (this.done || chunk.byteLength === 0) return out
+    this.feed(chunk, (data) => out.push(data))
+    return out
+  }
+
+  end(): string[] {
+    const out: string[] = []
+    this.finish((data) => out.push(data))
+    return out
+  }
+
+  feed(chunk: Uint8Array, onData: (data: string) => void): void {
+    if (this.done || chunk.byteLength === 0) return
+    this.onData = onData
     let bytes = asBuffer(chunk)
     if (this.pendingCr) {
       // The LF of a CRLF split across chunks: its CR already ended the line.
@@ -73,48 +96,46 @@ class ByteSseParser implements SseParser {
       if (bytes[0] === LF) bytes = bytes.subarray(1)
     }
     if (hasLoneCr(bytes)) bytes = this.normaliseCr(bytes)
-    if (bytes.length === 0) return out
+    if (bytes.length === 0) return
     let position = 0
     if (this.carryLength > 0) {
       const newline = bytes.indexOf(LF)
       if (newline === -1) {
         this.append(bytes, 0, bytes.length)
-        this.speculate(this.carry, 0, this.carryLength, out)
-        return out
+        this.speculate(this.carry, 0, this.carryLength)
+        return
       }
       this.append(bytes, 0, newline)
       const length = this.carryLength
       this.carryLength = 0
-      this.line(this.carry, 0, length, out)
+      this.line(this.carry, 0, length)
       position = newline + 1
     }
     while (!this.done) {
       const newline = bytes.indexOf(LF, position)
       if (newline === -1) break
-      this.line(bytes, position, newline, out)
+      this.line(bytes, position, newline)
       position = newline + 1
     }
-    if (this.done) return out
+    if (this.done) return
     if (position < bytes.length) {
       this.append(bytes, position, bytes.length)
-      this.speculate(this.carry, 0, this.carryLength, out)
+      this.speculate(this.carry, 0, this.carryLength)
     } else {
-      this.speculate(bytes, 0, 0, out)
+      this.speculate(bytes, 0, 0)
     }
-    return out
   }
 
-  end(): string[] {
-    const out: string[] = []
-    if (this.done) return out
+  finish(onData: (data: string) => void): void {
+    if (this.done) return
+    this.onData = onData
     if (this.carryLength > 0) {
       const length = this.carryLength
       this.carryLength = 0
-      this.line(this.carry, 0, length, out)
+      this.line(this.carry, 0, length)
     }
     this.discardLine = false
-    if (!this.done && this.data !== null) this.dispatch(out)
-    return out
+    if (!this.done && this.data !== null) this.dispatch()
   }
 
   /** Each CR, alone or before a LF, as one LF (SSE: CR, LF and CRLF all end a line). */
@@ -152,14 +173,14 @@ class ByteSseParser implements SseParser {
   }
 
   /** Handles one complete line `bytes[start, end)` (its `\n` excluded). */
-  private line(bytes: Buffer, start: number, end: number, out: string[]): void {
+  private line(bytes: Buffer, start: number, end: number): void {
     if (end > start && bytes[end - 1] === CR) end--
     if (this.discardLine) {
       this.discardLine = false
       return
     }
     if (end === start) {
-      if (this.data !== null) this.dispatch(out)
+      if (this.data !== null) this.dispatch()
       return
     }
     const valueStart = dataValueStart(bytes, start, end)
@@ -172,18 +193,18 @@ class ByteSseParser implements SseParser {
     this.data = this.data === null ? value : `${this.data}\n${value}`
   }
 
-  private dispatch(out: string[]): void {
+  private dispatch(): void {
     const data = this.data!
     this.data = null
-    out.push(data)
     if (isDone(data)) this.done = true
+    this.onData(data)
   }
 
   /**
    * After a chunk: if the pending event (its complete data lines plus a partial `data:` line
    * `bytes[start, end)`, if any) is already one complete JSON value or `[DONE]`, emit it now.
    */
-  private speculate(bytes: Buffer, start: number, end: number, out: string[]): void {
+  private speculate(bytes: Buffer, start: number, end: number): void {
     if (this.discardLine) return
     let partialValueStart = -1
     if (end > start) {
@@ -205,12 +226,12 @@ class ByteSseParser implements SseParser {
           ? bytes.toString('utf8', partialValueStart, end)
           : `${this.data}\n${bytes.toString('utf8', partialValueStart, end)}`
     if (!isDone(candidate) && !isCompleteJson(candidate)) return
-    this.data = candidate
-    this.dispatch(out)
     if (partialValueStart !== -1) {
       this.discardLine = true
       this.carryLength = 0
     }
+    this.data = candidate
+    this.dispatch()
   }
 }
 
@@ -224,6 +245,8 @@ function hasLoneCr(bytes: Buffer): boolean {
   }
   return false
 }
+
+function ignore(): void {}
 
 function asBuffer(chunk: Uint8Array): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)

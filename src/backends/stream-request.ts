@@ -209,18 +209,18 @@ class StreamState implements StreamHandler {
     this.readText = readText
   }
 
+  /** Each event a chunk completes shares the chunk's stamp; those `finish` flushes, the last one's. */
+  private readonly onData = (data: string): void => this.event(data, this.lastChunkMs)
+
   /** Called once per body chunk, on arrival. */
   chunk(bytes: Uint8Array): void {
-    const nowMs = performance.now()
-    this.lastChunkMs = nowMs
-    const events = this.parser.push(bytes)
-    for (let i = 0; i < events.length; i++) this.event(events[i]!, nowMs)
+    this.lastChunkMs = performance.now()
+    this.parser.feed(bytes, this.onData)
   }
 
   /** Flushes the parser and settles `success`, `error` and `latencyS`. */
   finish(): void {
-    const events = this.parser.end()
-    for (let i = 0; i < events.length; i++) this.event(events[i]!, this.lastChunkMs)
+    this.parser.finish(this.onData)
     const output = this.output
     flattenGeneratedText(output)
     if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000
