@@ -8,18 +8,15 @@ import { createSseParser } from '../../src/backends/sse.ts'
 import { createStreamHandler, pendingOutput } from '../../src/backends/stream-request.ts'
 
 const TOKENS = 64
-const encoder = new TextEncoder()
 const event = (i: number): string =>
   `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"servebench/sim-model","choices":[{"index":0,"delta":{"content":" word${i}"},"logprobs":null,"finish_reason":null}]}\n\n`
 const usage =
   'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"servebench/sim-model","choices":[],"usage":{"prompt_tokens":32,"total_tokens":96,"completion_tokens":64}}\n\ndata: [DONE]\n\n'
-// One event per chunk, as a server that writes each SSE event on its own (vLLM).
-const perEvent = [
-  ...Array.from({ length: TOKENS }, (_, i) => encoder.encode(event(i))),
-  encoder.encode(usage),
-]
+// One event per chunk, as a server that writes each SSE event on its own (vLLM). Buffers, as both
+// transports hand them over.
+const perEvent = [...Array.from({ length: TOKENS }, (_, i) => Buffer.from(event(i))), Buffer.from(usage)]
 // The same bytes cut every 37 bytes: events span chunks.
-const whole = encoder.encode(Array.from({ length: TOKENS }, (_, i) => event(i)).join('') + usage)
+const whole = Buffer.from(Array.from({ length: TOKENS }, (_, i) => event(i)).join('') + usage)
 const split = Array.from({ length: Math.ceil(whole.length / 37) }, (_, k) =>
   whole.subarray(k * 37, k * 37 + 37),
 )

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { TextEventTemplate } from './event-template.ts'
 import { createStreamHandler, pendingOutput } from './stream-request.ts'
 
@@ -76,6 +76,33 @@ describe('TextEventTemplate', () => {
   })
 })
 
+describe('TextEventTemplate.textOfChunk', () => {
+  const chunk = (event: string, end = '\n\n'): Buffer => Buffer.from(`data: ${event}${end}`)
+
+  it('reads the text of a chunk that is one whole repeat of the template', () => {
+    const chats = TextEventTemplate.learn(chat(' other'), ' other', chatText)!
+    expect(chats.textOfChunk(chunk(chat(' naïve 😀')))).toBe(' naïve 😀')
+    expect(chats.textOfChunk(chunk(chat('')))).toBe('')
+    const completions = TextEventTemplate.learn(completion(' other'), ' other', completionText)!
+    expect(completions.textOfChunk(chunk(completion(' them')))).toBe(' them')
+  })
+
+  it('leaves to the parser any other chunk', () => {
+    const template = TextEventTemplate.learn(chat(' other'), ' other', chatText)!
+    const refused = [
+      chunk(chat(' a'), '\r\n\r\n'), // CRLF line ends
+      chunk(chat(' a'), '\n'), // the blank line in the next chunk
+      Buffer.from(`data:${chat(' a')}\n\n`), // no space after the colon
+      Buffer.concat([chunk(chat(' a')), chunk(chat(' b'))]), // two events
+      chunk(chat('say "hi"')),
+      chunk(chat('a\\b')),
+      chunk(chat(' last', 'stop')),
+      chunk(chat(' a')).subarray(0, 40),
+    ]
+    for (const bytes of refused) expect(template.textOfChunk(bytes)).toBeUndefined()
+  })
+})
+
 describe('a stream read through the template', () => {
   const request = {
     url: 'http://127.0.0.1:1/v1/chat/completions',
@@ -112,5 +139,68 @@ describe('a stream read through the template', () => {
       promptLen: 3,
     })
     expect(output.itlS).toHaveLength(5)
+  })
+
+  const run = (chunks: Uint8Array[]) => {
+    const output = pendingOutput(request)
+    const handler = createStreamHandler(0, output, chatText)
+    for (const bytes of chunks) handler.chunk(bytes)
+    handler.finish()
+    const { success, error, generatedText, outputTokens, itlS } = output
+    return { success, error, generatedText, outputTokens, events: itlS.length + 1 }
+  }
+
+  it('reads whole-event chunks from their bytes, and gives what the parser gives for any framing (seeded)', () => {
+    const read = vi.spyOn(TextEventTemplate.prototype, 'textOfChunk')
+    const unit = fc.constantFrom('a', ' ', 'é', '😀', '"', '\\', '\n', '\r')
+    // `dangling`: a data line that is not JSON comes first, and the parser joins the event to it;
+    // `raw`: the server did not escape a line feed in the text. Either way the event is not read.
+    const framing = fc.constantFrom('whole', 'crlf', 'split', 'joined', 'dangling', 'raw')
+    let readFromBytes = 0
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ text: fc.string({ unit, maxLength: 5 }), framing }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.integer({ min: 1, max: 200 }),
+        (events, cut) => {
+          read.mockClear()
+          const wire: string[] = []
+          for (const [k, { text, framing }] of events.entries()) {
+            const line = `data: ${chat(text, k === events.length - 1 ? 'length' : null)}`
+            if (framing === 'crlf') wire.push(`${line}\r\n\r\n`)
+            else if (framing === 'dangling') wire.push('data: not json\n', `${line}\n\n`)
+            else if (framing === 'raw') wire.push(`${line.replace('"content":"', '"content":"\n')}\n\n`)
+            else if (framing === 'split') wire.push(line.slice(0, cut), `${line.slice(cut)}\n\n`)
+            else if (framing === 'joined' && wire.length > 0) wire[wire.length - 1] += `${line}\n\n`
+            else wire.push(`${line}\n\n`)
+          }
+          wire.push('data: [DONE]\n\n')
+          // Buffers may be read from their bytes; Uint8Arrays always go through the parser.
+          const fromBuffers = run(wire.map((w) => Buffer.from(w)))
+          readFromBytes += read.mock.results.filter((r) => r.value !== undefined).length
+          expect(fromBuffers).toEqual(run(wire.map((w) => encoder.encode(w))))
+          const kept = events.filter((e) => e.framing !== 'dangling' && e.framing !== 'raw')
+          expect(fromBuffers.generatedText).toBe(kept.map((e) => e.text).join(''))
+        },
+      ),
+      { seed: 2_024, numRuns: 300 },
+    )
+    read.mockRestore()
+    // The byte path really ran, not only the parser.
+    expect(readFromBytes).toBeGreaterThan(20)
+  })
+
+  it('reads no text from the bytes after a server error', () => {
+    const wire = [
+      chat(' one'),
+      chat(' two'),
+      '{"error":{"message":"engine died","code":500}}',
+      chat(' three'),
+    ]
+    const output = run(wire.map((event) => Buffer.from(`data: ${event}\n\n`)))
+    expect(output).toMatchObject({ success: false, generatedText: ' one two' })
+    expect(output.error).toContain('engine died')
   })
 })

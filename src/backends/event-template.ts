@@ -22,10 +22,16 @@ const FIRST_PRINTABLE = 0x20
 export class TextEventTemplate {
   private readonly prefix: string
   private readonly suffix: string
+  /** The template as a whole chunk, as vLLM writes each event: `data: ` + prefix, as UTF-8. */
+  private readonly chunkPrefix: Buffer
+  /** … and suffix + the blank line. */
+  private readonly chunkSuffix: Buffer
 
   private constructor(prefix: string, suffix: string) {
     this.prefix = prefix
     this.suffix = suffix
+    this.chunkPrefix = Buffer.from(`data: ${prefix}`)
+    this.chunkSuffix = Buffer.from(`${suffix}\n\n`)
   }
 
   /**
@@ -69,5 +75,30 @@ export class TextEventTemplate {
       if (code === QUOTE || code === BACKSLASH || code < FIRST_PRINTABLE) return undefined
     }
     return data.slice(prefix.length, end)
+  }
+
+  /**
+   * The text of `chunk` when it is exactly one such event, `data: ` and the template with a plain
+   * JSON string in the text's place and a blank line after it, read from the bytes: no string is
+   * made of the event (the SSE parser decodes ~220 bytes per event), only of its text. It is what
+   * the parser and {@link textOf} would give: the text's UTF-8 is cut at its two quotes, and no
+   * line end can hide inside it (control bytes are refused). Undefined for anything else.
+   */
+  textOfChunk(chunk: Buffer): string | undefined {
+    const { chunkPrefix, chunkSuffix } = this
+    const start = chunkPrefix.length
+    const end = chunk.length - chunkSuffix.length
+    if (
+      end < start ||
+      chunk.compare(chunkSuffix, 0, chunkSuffix.length, end, chunk.length) !== 0 ||
+      chunk.compare(chunkPrefix, 0, start, 0, start) !== 0
+    ) {
+      return undefined
+    }
+    for (let i = start; i < end; i++) {
+      const byte = chunk[i]!
+      if (byte === QUOTE || byte === BACKSLASH || byte < FIRST_PRINTABLE) return undefined
+    }
+    return chunk.toString('utf8', start, end)
   }
 }

@@ -26,6 +26,11 @@ export interface SseParser {
   feed(chunk: Uint8Array, onData: (data: string) => void): void
   /** Ends the stream; calls `onData` with what was still pending (an event without its blank line). */
   finish(onData: (data: string) => void): void
+  /**
+   * No partial line or pending event is held, and `[DONE]` has not come: a chunk that is one whole
+   * event would be parsed from a clean start, so a caller may read such a chunk itself.
+   */
+  readonly idle: boolean
   /** {@link feed}, returning the payloads instead. */
   push(chunk: Uint8Array): string[]
   /** {@link finish}, returning the payloads instead. */
@@ -72,6 +77,10 @@ class ByteSseParser implements SseParser {
 
   constructor(maxEventBytes: number) {
     this.maxEventBytes = maxEventBytes
+  }
+
+  get idle(): boolean {
+    return this.carryLength === 0 && this.data === null && !this.discardLine && !this.pendingCr && !this.done
   }
 
   push(chunk: Uint8Array): string[] {

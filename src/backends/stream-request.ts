@@ -214,7 +214,24 @@ class StreamState implements StreamHandler {
 
   /** Called once per body chunk, on arrival. */
   chunk(bytes: Uint8Array): void {
-    this.lastChunkMs = performance.now()
+    const nowMs = performance.now()
+    this.lastChunkMs = nowMs
+    // A chunk that is one whole repeat of the template, as vLLM writes each event: its text is read
+    // from the bytes, and the parser, idle before and after such a chunk, never sees it.
+    const template = this.template
+    if (
+      template !== undefined &&
+      this.serverError === undefined &&
+      bytes.byteLength <= this.limits.maxEventBytes &&
+      Buffer.isBuffer(bytes) &&
+      this.parser.idle
+    ) {
+      const text = template.textOfChunk(bytes)
+      if (text !== undefined) {
+        this.textEvent(text, nowMs)
+        return
+      }
+    }
     this.parser.feed(bytes, this.onData)
   }
 
