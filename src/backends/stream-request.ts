@@ -217,7 +217,8 @@ class StreamState implements StreamHandler {
     const nowMs = performance.now()
     this.lastChunkMs = nowMs
     // A chunk that is one whole repeat of the template, as vLLM writes each event: its text is read
-    // from the bytes, and the parser, idle before and after such a chunk, never sees it.
+    // from the bytes, and the parser, idle before and after such a chunk, never sees it. Both
+    // transports hand over Buffers; any other view goes to the parser.
     const template = this.template
     if (
       template !== undefined &&

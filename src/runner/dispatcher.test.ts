@@ -85,6 +85,9 @@ describe('dispatch behind --max-concurrency', () => {
     expect(most).toBe(25)
     expect(outcome.results).toHaveLength(25)
     expect((await dispatch([], async () => output())).results).toEqual([])
+    await expect(dispatch(due(1), async () => output(), { maxConcurrency: 0 })).rejects.toThrow(
+      'maxConcurrency must be at least 1 (got 0)',
+    )
   })
 
   it('rejects with the error of a send that throws, and still sends the rest', async () => {

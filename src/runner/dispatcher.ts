@@ -52,6 +52,8 @@ export async function dispatch<T>(
   options: DispatchOptions = {},
 ): Promise<DispatchOutcome> {
   const limit = options.maxConcurrency ?? Number.POSITIVE_INFINITY
+  // Nothing would ever start; the flag's own check says so first.
+  if (!(limit >= 1)) throw new RangeError(`maxConcurrency must be at least 1 (got ${limit})`)
   // One controller per request in flight, not one shared signal: an EventTarget adds and removes a
   // listener in time linear in its listeners, which at 500 streams cost ~50 µs per request.
   const inFlight = new Set<AbortController>()
