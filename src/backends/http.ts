@@ -1,5 +1,9 @@
 import type { Dispatcher } from 'undici'
-import { type HttpTransport, LEAN_WITH_PROXY_MESSAGE } from '../config/bench-config.ts'
+import {
+  type HttpTransport,
+  LEAN_WITH_PROXY_MESSAGE,
+  type ResolvedHttpTransport,
+} from '../config/bench-config.ts'
 import { ConfigError } from '../errors.ts'
 import { LeanDispatcher, type StreamDispatcher } from './lean/dispatcher.ts'
 import { createDispatcher, proxyEnvFrom } from './proxy.ts'
@@ -39,7 +43,7 @@ export class HttpClient {
   /** What streamed requests go through: the lean transport, or {@link dispatcher}. */
   readonly streamDispatcher: StreamDispatcher
   /** The transport {@link streamDispatcher} is. */
-  readonly transport: 'lean' | 'undici'
+  readonly transport: ResolvedHttpTransport
   private closed = false
 
   constructor(options: HttpClientOptions) {

@@ -66,6 +66,8 @@ export interface ResolvedEndpoint {
  */
 export const HTTP_TRANSPORTS = ['auto', 'lean', 'undici'] as const
 export type HttpTransport = (typeof HTTP_TRANSPORTS)[number]
+/** What a run's streamed requests went through: `--http-transport` with `auto` resolved. */
+export type ResolvedHttpTransport = Exclude<HttpTransport, 'auto'>
 /** Why `lean` with HTTP_PROXY or HTTPS_PROXY set is refused, after the flag or field's name. */
 export const LEAN_WITH_PROXY_MESSAGE =
   "is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or 'undici'"

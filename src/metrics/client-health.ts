@@ -5,6 +5,7 @@
  * in runner/client-health.ts gathers the raw figures, this turns them into a summary and reasons.
  * See docs/client-health.md.
  */
+import type { ResolvedHttpTransport } from '../config/bench-config.ts'
 import { percentile } from './percentile.ts'
 
 /** The raw figures of one timed run, as the monitor measured them. */
@@ -78,7 +79,7 @@ export interface ClientHealthSummary {
   /** The limits the run was checked against. */
   thresholds: ClientHealthThresholds
   /** What carried the run's streamed requests (`--http-transport`, `auto` resolved); set by the runner. */
-  httpTransport?: 'lean' | 'undici'
+  httpTransport?: ResolvedHttpTransport
   /** The threads that sent the requests (`--client-threads`, `auto` resolved); set by the runner. */
   clientThreads?: number
   /**

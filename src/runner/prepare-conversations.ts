@@ -4,7 +4,7 @@
  */
 import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'
-import type { BenchConfig, MultiTurnConfig } from '../config/bench-config.ts'
+import type { BenchConfig, MultiTurnConfig, ResolvedHttpTransport } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import { generateShareGptConversations } from '../datasets/hub/multi-turn-sharegpt.ts'
 import {
@@ -51,7 +51,7 @@ export interface PreparedConversations {
   /** `model_id` of the result. */
   modelId: string
   /** What carries the streamed turns: `--http-transport` as the HTTP client resolved it. */
-  httpTransport: HttpClient['transport']
+  httpTransport: ResolvedHttpTransport
   /** Sends one turn with `X-Session-ID` set to its conversation's id. */
   send(turn: TurnRequest): Promise<RequestOutput>
   /** Python's probe request (`"Hi"`, one output token), in the first conversation's session. */
