@@ -87,6 +87,17 @@ describe('TextEventTemplate.textOfChunk', () => {
     expect(completions.textOfChunk(chunk(completion(' them')))).toBe(' them')
   })
 
+  it('reads a chunk given as a range of a larger buffer, as the lean transport hands it', () => {
+    const template = TextEventTemplate.learn(completion(' other'), ' other', completionText)!
+    const event = chunk(completion(' them'))
+    // One read of a chunked body: the chunk-size line, the event, the CRLF after it.
+    const read = Buffer.concat([Buffer.from(`${event.length.toString(16)}\r\n`), event, Buffer.from('\r\n')])
+    const start = read.indexOf('data: ')
+    expect(template.textOfChunk(read, start, start + event.length)).toBe(' them')
+    expect(template.textOfChunk(read, start, start + event.length + 1)).toBeUndefined()
+    expect(template.textOfChunk(read, start - 1, start + event.length)).toBeUndefined()
+  })
+
   it('leaves to the parser any other chunk', () => {
     const template = TextEventTemplate.learn(chat(' other'), ' other', chatText)!
     const refused = [
@@ -141,10 +152,14 @@ describe('a stream read through the template', () => {
     expect(output.itlS).toHaveLength(5)
   })
 
-  const run = (chunks: Uint8Array[]) => {
+  /** Each chunk whole, or as `[bytes, start, end]`. */
+  const run = (chunks: Array<Uint8Array | [Buffer, number, number]>) => {
     const output = pendingOutput(request)
     const handler = createStreamHandler(0, output, chatText)
-    for (const bytes of chunks) handler.chunk(bytes)
+    for (const piece of chunks) {
+      if (Array.isArray(piece)) handler.chunk(...piece)
+      else handler.chunk(piece)
+    }
     handler.finish()
     const { success, error, generatedText, outputTokens, itlS } = output
     return { success, error, generatedText, outputTokens, events: itlS.length + 1 }
@@ -181,6 +196,15 @@ describe('a stream read through the template', () => {
           const fromBuffers = run(wire.map((w) => Buffer.from(w)))
           readFromBytes += read.mock.results.filter((r) => r.value !== undefined).length
           expect(fromBuffers).toEqual(run(wire.map((w) => encoder.encode(w))))
+          // The lean transport hands each chunk as a range of its read buffer, with the chunked
+          // framing around it.
+          const ranges = wire.map((w): [Buffer, number, number] => {
+            const bytes = Buffer.from(w)
+            const size = Buffer.from(`${bytes.length.toString(16)}\r\n`)
+            const read = Buffer.concat([size, bytes, Buffer.from('\r\n')])
+            return [read, size.length, size.length + bytes.length]
+          })
+          expect(run(ranges)).toEqual(fromBuffers)
           const kept = events.filter((e) => e.framing !== 'dangling' && e.framing !== 'raw')
           expect(fromBuffers.generatedText).toBe(kept.map((e) => e.text).join(''))
         },

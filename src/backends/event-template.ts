@@ -78,27 +78,28 @@ export class TextEventTemplate {
   }
 
   /**
-   * The text of `chunk` when it is exactly one such event, `data: ` and the template with a plain
-   * JSON string in the text's place and a blank line after it, read from the bytes: no string is
-   * made of the event (the SSE parser decodes ~220 bytes per event), only of its text. It is what
-   * the parser and {@link textOf} would give: the text's UTF-8 is cut at its two quotes, and no
-   * line end can hide inside it (control bytes are refused). Undefined for anything else.
+   * The text of the chunk `bytes[start, end)` when it is exactly one such event, `data: ` and the
+   * template with a plain JSON string in the text's place and a blank line after it, read from
+   * the bytes: no string is made of the event (the SSE parser decodes ~220 bytes per event), only
+   * of its text. It is what the parser and {@link textOf} would give: the text's UTF-8 is cut at
+   * its two quotes, and no line end can hide inside it (control bytes are refused). Undefined for
+   * anything else.
    */
-  textOfChunk(chunk: Buffer): string | undefined {
+  textOfChunk(bytes: Buffer, start = 0, end = bytes.length): string | undefined {
     const { chunkPrefix, chunkSuffix } = this
-    const start = chunkPrefix.length
-    const end = chunk.length - chunkSuffix.length
+    const textStart = start + chunkPrefix.length
+    const textEnd = end - chunkSuffix.length
     if (
-      end < start ||
-      chunk.compare(chunkSuffix, 0, chunkSuffix.length, end, chunk.length) !== 0 ||
-      chunk.compare(chunkPrefix, 0, start, 0, start) !== 0
+      textEnd < textStart ||
+      bytes.compare(chunkSuffix, 0, chunkSuffix.length, textEnd, end) !== 0 ||
+      bytes.compare(chunkPrefix, 0, chunkPrefix.length, start, textStart) !== 0
     ) {
       return undefined
     }
-    for (let i = start; i < end; i++) {
-      const byte = chunk[i]!
+    for (let i = textStart; i < textEnd; i++) {
+      const byte = bytes[i]!
       if (byte === QUOTE || byte === BACKSLASH || byte < FIRST_PRINTABLE) return undefined
     }
-    return chunk.toString('utf8', start, end)
+    return bytes.toString('utf8', textStart, textEnd)
   }
 }

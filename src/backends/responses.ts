@@ -2,7 +2,13 @@ import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
 import { currentStreamLimits } from './stream-limits.ts'
-import { buildHeaders, flattenGeneratedText, type StreamHandler, sendStream } from './stream-request.ts'
+import {
+  bodyPiece,
+  buildHeaders,
+  flattenGeneratedText,
+  type StreamHandler,
+  sendStream,
+} from './stream-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
 
 /** Path of the OpenAI Responses API. */
@@ -82,9 +88,9 @@ class ResponsesStream implements StreamHandler {
   /** Each event a chunk completes shares the chunk's stamp; those `finish` flushes, the last one's. */
   private readonly onData = (data: string): void => this.event(data, this.lastChunkMs)
 
-  chunk(bytes: Uint8Array): void {
+  chunk(bytes: Uint8Array, start = 0, end = bytes.byteLength): void {
     this.lastChunkMs = performance.now()
-    this.parser.feed(bytes, this.onData)
+    this.parser.feed(bodyPiece(bytes, start, end), this.onData)
   }
 
   finish(): void {

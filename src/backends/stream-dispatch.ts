@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici'
 import type { RequestOutput } from '../config/records.ts'
+import type { BodyRangeHandler } from './lean/exchange.ts'
 import {
   BODY_HEAD_BYTES,
   type BodyHead,
@@ -23,7 +24,7 @@ import type { BackendRequest } from './types.ts'
  * as `request()` + a `data` listener did: a failure before the headers is `Request failed`, a
  * non-2xx status reads the start of its body for the error text, a break mid-body is `Stream error`.
  */
-export class StreamDispatch implements Dispatcher.DispatchHandler {
+export class StreamDispatch implements BodyRangeHandler {
   private controller: Dispatcher.DispatchController | undefined
   private stream: StreamHandler | undefined
   /** A non-2xx answer: its status, `Retry-After` and the start of its body. */
@@ -100,17 +101,28 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.onResponseBytes(controller, chunk, 0, chunk.length)
+  }
+
+  /** `bytes[start, end)` of the body: the lean transport's call, which makes no view per read. */
+  onResponseBytes(
+    controller: Dispatcher.DispatchController,
+    bytes: Buffer,
+    start: number,
+    end: number,
+  ): void {
     if (this.stream !== undefined) {
       if (this.settled) return
       const answer = this.answer!
-      answer.totalBytes += chunk.length
+      answer.totalBytes += end - start
       if (answer.headBytes < BODY_HEAD_BYTES) {
-        const part = chunk.subarray(0, BODY_HEAD_BYTES - answer.headBytes)
-        answer.head.push(Buffer.from(part))
-        answer.headBytes += part.length
+        const stop = Math.min(end, start + BODY_HEAD_BYTES - answer.headBytes)
+        // A copy: the lean transport reads every socket into one reused buffer.
+        answer.head.push(Buffer.from(bytes.subarray(start, stop)))
+        answer.headBytes += stop - start
       }
       try {
-        this.stream.chunk(chunk)
+        this.stream.chunk(bytes, start, end)
       } catch (error) {
         if (!(error instanceof StreamLimitError)) throw error
         // Over a limit: the request fails with the limit named, and the rest is not read.
@@ -123,9 +135,9 @@ export class StreamDispatch implements Dispatcher.DispatchHandler {
     }
     const status = this.status
     if (status === undefined || this.settled) return
-    // A copy: the lean transport reads every socket into one reused buffer.
-    status.chunks.push(Buffer.from(chunk))
-    status.bytes += chunk.length
+    // A copy, as above.
+    status.chunks.push(Buffer.from(bytes.subarray(start, end)))
+    status.bytes += end - start
     if (status.bytes >= ERROR_BODY_MAX_BYTES) {
       // Enough for the error text: settle now and drop the rest of the body with the connection.
       this.settleStatus()

@@ -59,8 +59,11 @@ export function sendStreamingRequest(
 
 /** What reads one streamed response body: stamps and parses each chunk, then settles the output. */
 export interface StreamHandler {
-  /** Called once per body chunk, on arrival. */
-  chunk(bytes: Uint8Array): void
+  /**
+   * Called once per body chunk, on arrival, with the chunk as `bytes[start, end)` (all of `bytes`
+   * when no range is given); the bytes are valid only during the call.
+   */
+  chunk(bytes: Uint8Array, start?: number, end?: number): void
   /** Settles `success`, `error` and `latencyS` once the body ended (or broke). */
   finish(): void
 }
@@ -213,7 +216,7 @@ class StreamState implements StreamHandler {
   private readonly onData = (data: string): void => this.event(data, this.lastChunkMs)
 
   /** Called once per body chunk, on arrival. */
-  chunk(bytes: Uint8Array): void {
+  chunk(bytes: Uint8Array, start = 0, end = bytes.byteLength): void {
     const nowMs = performance.now()
     this.lastChunkMs = nowMs
     // A chunk that is one whole repeat of the template, as vLLM writes each event: its text is read
@@ -223,17 +226,17 @@ class StreamState implements StreamHandler {
     if (
       template !== undefined &&
       this.serverError === undefined &&
-      bytes.byteLength <= this.limits.maxEventBytes &&
+      end - start <= this.limits.maxEventBytes &&
       Buffer.isBuffer(bytes) &&
       this.parser.idle
     ) {
-      const text = template.textOfChunk(bytes)
+      const text = template.textOfChunk(bytes, start, end)
       if (text !== undefined) {
         this.textEvent(text, nowMs)
         return
       }
     }
-    this.parser.feed(bytes, this.onData)
+    this.parser.feed(bodyPiece(bytes, start, end), this.onData)
   }
 
   /** Flushes the parser and settles `success`, `error` and `latencyS`. */
@@ -318,6 +321,11 @@ class StreamState implements StreamHandler {
       output.generatedText += text
     }
   }
+}
+
+/** `bytes[start, end)` as a view, or `bytes` itself when the range is all of it. */
+export function bodyPiece(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  return start === 0 && end === bytes.byteLength ? bytes : bytes.subarray(start, end)
 }
 
 /**

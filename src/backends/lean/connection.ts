@@ -136,8 +136,8 @@ export class LeanConnection implements ResponseSink, ExchangeHolder {
     exchange.responseStart(statusCode, headers)
   }
 
-  onData(chunk: Buffer): void {
-    this.exchange!.responseData(chunk)
+  onData(bytes: Buffer, start: number, end: number): void {
+    this.exchange!.responseData(bytes, start, end)
   }
 
   onEnd(): void {

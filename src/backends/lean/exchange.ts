@@ -15,6 +15,15 @@ export interface ExchangeHolder {
   resume(): void
 }
 
+/**
+ * A handler that also takes the body as a range of the read buffer: the lean transport calls it
+ * instead of `onResponseData`, so no Buffer view is made per read. The range is valid only during
+ * the call.
+ */
+export interface BodyRangeHandler extends Dispatcher.DispatchHandler {
+  onResponseBytes(controller: Dispatcher.DispatchController, bytes: Buffer, start: number, end: number): void
+}
+
 export class Exchange implements Dispatcher.DispatchController {
   /** The request head, built (and checked) before the request is queued. */
   readonly head: string
@@ -28,6 +37,8 @@ export class Exchange implements Dispatcher.DispatchController {
   private abortReason: Error | null = null
   private isPaused = false
   private readonly handler: Dispatcher.DispatchHandler
+  /** The handler, when it takes body ranges. */
+  private readonly rangeHandler: BodyRangeHandler | undefined
 
   constructor(head: string, options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
     this.head = head
@@ -35,6 +46,7 @@ export class Exchange implements Dispatcher.DispatchController {
     this.headersTimeoutMs = options.headersTimeout ?? 0
     this.bodyTimeoutMs = options.bodyTimeout ?? 0
     this.handler = handler
+    this.rangeHandler = 'onResponseBytes' in handler ? (handler as BodyRangeHandler) : undefined
   }
 
   get aborted(): boolean {
@@ -80,8 +92,11 @@ export class Exchange implements Dispatcher.DispatchController {
     if (!this.settled) this.handler.onResponseStart?.(this, statusCode, headers)
   }
 
-  responseData(chunk: Buffer): void {
-    if (!this.settled) this.handler.onResponseData?.(this, chunk)
+  /** `bytes[start, end)` of the body, valid only during the call. */
+  responseData(bytes: Buffer, start: number, end: number): void {
+    if (this.settled) return
+    if (this.rangeHandler !== undefined) this.rangeHandler.onResponseBytes(this, bytes, start, end)
+    else this.handler.onResponseData?.(this, bytes.subarray(start, end))
   }
 
   end(): void {

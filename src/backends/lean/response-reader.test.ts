@@ -19,9 +19,9 @@ function read(pieces: Array<string | Buffer>, limits?: ResponseReaderLimits): Re
         out.status = status
         out.headers = headers
       },
-      // Copies: the reader hands views of the pushed bytes.
-      onData: (chunk) => {
-        out.body += chunk.toString('latin1')
+      // Copies: the reader hands ranges of the pushed bytes.
+      onData: (bytes, start, end) => {
+        out.body += bytes.toString('latin1', start, end)
       },
       onEnd: () => {
         out.ended = true
@@ -188,7 +188,7 @@ describe('ResponseReader', () => {
           let ended = false
           const reader = new ResponseReader({
             onHead: () => {},
-            onData: (chunk) => got.push(Buffer.from(chunk)),
+            onData: (bytes, start, end) => got.push(Buffer.from(bytes.subarray(start, end))),
             onEnd: () => {
               ended = true
             },
