@@ -1,10 +1,14 @@
 /**
- * The client's per-event hot path: SSE parsing, and the whole per-chunk handling (stamp, parse,
- * JSON, choice text, ITL) of a chat stream. Each task handles one 64-token stream, so ops/s × 64
- * is events per second on one core. Run: `npm run perf:micro`.
+ * The client's per-event hot path: SSE parsing, the whole per-chunk handling (stamp, parse,
+ * JSON, choice text, ITL) of a chat stream, and the lean transport's read path below the socket.
+ * Each task handles one 64-token stream, so ops/s × 64 is events per second on one core. Run:
+ * `npm run perf:micro`.
  */
 import { bench, describe } from 'vitest'
+import { Exchange } from '../../src/backends/lean/exchange.ts'
+import { ResponseReader } from '../../src/backends/lean/response-reader.ts'
 import { createSseParser } from '../../src/backends/sse.ts'
+import { StreamDispatch } from '../../src/backends/stream-dispatch.ts'
 import { createStreamHandler, pendingOutput } from '../../src/backends/stream-request.ts'
 
 const TOKENS = 64
@@ -40,21 +44,58 @@ describe('SSE parsing, one 64-event stream', () => {
   })
 })
 
+const request = {
+  url: 'http://127.0.0.1:1/v1/chat/completions',
+  requestId: 'r',
+  model: 'm',
+  prompt: 'p',
+  promptLen: 32,
+  outputLen: TOKENS,
+  ignoreEos: true,
+  extraBody: {},
+  headers: {},
+}
+
 describe('chunk handling (stamp, SSE, JSON, text, ITL), one 64-event chat stream', () => {
-  const request = {
-    url: 'http://127.0.0.1:1/v1/chat/completions',
-    requestId: 'r',
-    model: 'm',
-    prompt: 'p',
-    promptLen: 32,
-    outputLen: TOKENS,
-    ignoreEos: true,
-    extraBody: {},
-    headers: {},
-  }
   bench('one event per chunk', () => {
     const handler = createStreamHandler(performance.now(), pendingOutput(request), chatText)
     for (const chunk of perEvent) handler.chunk(chunk)
     handler.finish()
+  })
+})
+
+// The reads of one streamed response as the simulator sends them: the head, then each event as
+// one HTTP/1.1 chunk of its own.
+const reads = [
+  Buffer.from(
+    'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\n' +
+      'Connection: keep-alive\r\nKeep-Alive: timeout=65\r\nTransfer-Encoding: chunked\r\n\r\n',
+  ),
+  ...perEvent.map((chunk) =>
+    Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+  ),
+  Buffer.from('0\r\n\r\n'),
+]
+// Every lean socket reads into one shared buffer (`onread`).
+const readBuffer = Buffer.allocUnsafe(64 * 1024)
+
+describe('lean read path (HTTP/1.1 framing, exchange, dispatch handler, chunk handling), one 64-event chat stream', () => {
+  bench('one event per read', () => {
+    const output = pendingOutput(request)
+    const dispatch = new StreamDispatch(request, output, undefined, (out) =>
+      createStreamHandler(performance.now(), out, chatText),
+    )
+    const exchange = new Exchange('', { origin: 'http://127.0.0.1:1', path: '/', method: 'POST' }, dispatch)
+    // What a LeanConnection passes on from its reader.
+    const reader = new ResponseReader({
+      onHead: (status, headers) => exchange.responseStart(status, headers),
+      onData: (bytes, start, end) => exchange.responseData(bytes, start, end),
+      onEnd: () => exchange.end(),
+    })
+    exchange.start()
+    for (const read of reads) {
+      read.copy(readBuffer)
+      reader.push(readBuffer, 0, read.length)
+    }
   })
 })
