@@ -112,3 +112,20 @@ describe('prefix caching in the batching engine', () => {
     expect(second.firstTokenAtMs).toBeGreaterThanOrEqual(40)
   })
 })
+
+describe('fixed timing', () => {
+  it('after a stall, writes the rest of the stream one ITL apart instead of in a burst', async () => {
+    const target = start({ ttftMs: 20, itlMs: 10 })
+    const stampsMs: number[] = []
+    const run = submit(target, ids(1, 4), 8, () => {
+      stampsMs.push(performance.now())
+      // The event loop is busy for six ITLs after the first token.
+      if (stampsMs.length === 1) while (performance.now() - stampsMs[0]! < 60) {}
+    })
+    await run.done
+    const gapsMs = stampsMs.slice(1).map((t, i) => t - stampsMs[i]!)
+    expect(gapsMs[0]).toBeGreaterThanOrEqual(60)
+    // Catching up would have written the tokens due during the stall back to back.
+    for (const gap of gapsMs.slice(1)) expect(gap).toBeGreaterThanOrEqual(9)
+  })
+})
