@@ -125,7 +125,8 @@ describe('fixed timing', () => {
     await run.done
     const gapsMs = stampsMs.slice(1).map((t, i) => t - stampsMs[i]!)
     expect(gapsMs[0]).toBeGreaterThanOrEqual(60)
-    // Catching up would have written the tokens due during the stall back to back.
-    for (const gap of gapsMs.slice(1)) expect(gap).toBeGreaterThanOrEqual(9)
+    // Catching up would have written the tokens due during the stall back to back, microseconds
+    // apart; half an ITL leaves room for a busy machine preempting the test between two stamps.
+    for (const gap of gapsMs.slice(1)) expect(gap).toBeGreaterThanOrEqual(5)
   })
 })
