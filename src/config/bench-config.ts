@@ -3,13 +3,8 @@
  * builds one of these and calls `runBenchmark(config)`. All fields are validated and complete.
  */
 
-/** `--backend` values the engine knows, in the order `--help` lists them. */
-export const BACKEND_NAMES = [
-  'vllm',
-  'openai',
-  'openai-chat',
-  'openai-responses',
-  'openai-audio',
+/** The pooling backends' names, last in `--backend`'s list: {@link POOLING_BACKENDS}. */
+const POOLING_BACKEND_NAMES = [
   'openai-embeddings',
   'openai-embeddings-chat',
   'openai-embeddings-clip',
@@ -19,7 +14,20 @@ export const BACKEND_NAMES = [
   'vllm-pooling',
   'vllm-rerank',
 ] as const
+
+/** `--backend` values the engine knows, in the order `--help` lists them: generation, then pooling. */
+export const BACKEND_NAMES = [
+  'vllm',
+  'openai',
+  'openai-chat',
+  'openai-responses',
+  'openai-audio',
+  ...POOLING_BACKEND_NAMES,
+] as const
 export type BackendName = (typeof BACKEND_NAMES)[number]
+
+/** Backends of Python's `TaskType.POOLING`: one non-streamed answer, pooling metrics and result keys. */
+export const POOLING_BACKENDS: readonly BackendName[] = POOLING_BACKEND_NAMES
 
 /** `--percentile-metrics` values, in Python's output order. */
 export type PercentileMetric =

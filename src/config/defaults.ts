@@ -17,18 +17,6 @@ export const DEFAULT_ENDPOINT_PATHS: { readonly [K in BackendName]: string } = {
   'vllm-rerank': '/v1/rerank',
 }
 
-/** Backends of Python's `TaskType.POOLING`: one non-streamed answer, pooling metrics and result keys. */
-export const POOLING_BACKENDS: readonly BackendName[] = [
-  'openai-embeddings',
-  'openai-embeddings-chat',
-  'openai-embeddings-clip',
-  'openai-embeddings-vlm2vec',
-  'infinity-embeddings',
-  'infinity-embeddings-clip',
-  'vllm-pooling',
-  'vllm-rerank',
-]
-
 /**
  * Python's `OPENAI_COMPATIBLE_BACKENDS`: the backends whose request function is the completions or
  * the chat one. Only these get a forced `ignore_eos` and accept the sampling flags.

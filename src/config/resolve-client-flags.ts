@@ -1,6 +1,5 @@
 import type { ConfigIssue } from '../errors.ts'
-import type { BenchConfig, SegmentConfig } from './bench-config.ts'
-import { POOLING_BACKENDS } from './defaults.ts'
+import { type BenchConfig, POOLING_BACKENDS, type SegmentConfig } from './bench-config.ts'
 import type { Reader } from './resolve.ts'
 
 /** The most client threads `--client-threads` accepts. */

@@ -1,6 +1,5 @@
 import type { ConfigIssue } from '../errors.ts'
-import type { BenchConfig, LoraConfig } from './bench-config.ts'
-import { POOLING_BACKENDS } from './defaults.ts'
+import { type BenchConfig, type LoraConfig, POOLING_BACKENDS } from './bench-config.ts'
 import type { Reader } from './resolve.ts'
 
 /**

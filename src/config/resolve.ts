@@ -1,6 +1,11 @@
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import type { BackendName, BenchConfig, RampUpConfig, SamplingParams } from './bench-config.ts'
-import { CLIENT_CHECK_MODES, HTTP_TRANSPORTS, LEAN_WITH_PROXY_MESSAGE } from './bench-config.ts'
+import {
+  CLIENT_CHECK_MODES,
+  HTTP_TRANSPORTS,
+  LEAN_WITH_PROXY_MESSAGE,
+  POOLING_BACKENDS,
+} from './bench-config.ts'
 import type { DatasetFlagResolver } from './dataset-flag-checks.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
@@ -8,7 +13,6 @@ import {
   defaultBenchConfig,
   forcesIgnoreEos,
   OPENAI_COMPATIBLE_BACKENDS,
-  POOLING_BACKENDS,
 } from './defaults.ts'
 import {
   parseGoodput,

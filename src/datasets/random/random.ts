@@ -1,6 +1,11 @@
-import type { BackendName, DatasetConfig, RandomDatasetConfig } from '../../config/bench-config.ts'
+import {
+  type BackendName,
+  type DatasetConfig,
+  POOLING_BACKENDS,
+  type RandomDatasetConfig,
+} from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
-import { defaultBenchConfig, POOLING_BACKENDS } from '../../config/defaults.ts'
+import { defaultBenchConfig } from '../../config/defaults.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { RandomDatasetOptions } from '../../config/dsl-options.ts'
 import type { SampleRequest } from '../../config/records.ts'
