@@ -4,18 +4,26 @@
  * on one workload, against one simulator in its own process. Run: `npm run perf -- python`.
  *
  * Both figures cover the same span and the same thing: the whole process's CPU (user + system,
- * every thread: getrusage(RUSAGE_SELF) in Python, process.cpuUsage() here) from the moment the
- * timed run starts ("Starting main benchmark run...", after start-up, imports, the prompts and the
- * initial test request) until the last response is in. Start-up is left out of both: vLLM's own
- * (torch, the tokenizer) is far heavier than the peer's, and servebench's (tokenizer, prompts)
- * would be charged against a peer that has none. The two clients run one after the other, never
- * together; a short Python run first warms the simulator so neither meets it cold.
+ * every thread: getrusage(RUSAGE_SELF) in Python, process.cpuUsage() in servebench's) from the
+ * moment the timed run starts ("Starting main benchmark run...", after start-up, imports, the
+ * prompts and the initial test request) until the last response is in. Start-up is left out of
+ * both: vLLM's own (torch, the tokenizer) is far heavier than the peer's, and servebench's
+ * (tokenizer, prompts) would be charged against a peer that has none. The two clients run one
+ * after the other, never together; a short Python run first warms the simulator so neither meets
+ * it cold.
+ *
+ * One pair of runs on a shared machine moves by a quarter either way, so the comparison is made
+ * in rounds (`PYTHON_ROUNDS`, 3 by default), the order alternating (Python first, then servebench
+ * first), and the median ratio is the figure. Each client runs in a fresh process every round:
+ * servebench's in this process would carry the JIT's work from the rounds (and sections) before.
  */
 import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 import { defaultBenchConfig } from '../src/config/defaults.ts'
-import { percentile } from '../src/metrics/percentile.ts'
+import { median, percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { startSimProcess } from './client-overhead.ts'
 
@@ -24,6 +32,9 @@ const INPUT_TOKENS = 32
 const PYTHON = '/usr/bin/python3'
 /** Requests of the untimed Python run that warms the simulator. */
 const SIM_WARMUP_REQUESTS = 200
+const DEFAULT_ROUNDS = 3
+/** The entry a fresh process runs for one servebench round (perf/python-peer-servebench.ts). */
+const SERVEBENCH_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'python-peer-servebench.ts')
 
 interface P99 {
   median: number
@@ -51,13 +62,21 @@ export interface PythonPeerFigures extends PeerFigures {
   python: string
 }
 
-export interface PythonPeerComparison {
-  concurrency: number
-  requests: number
+/** One round: each client once, in the order given. */
+export interface PeerRound {
+  pythonFirst: boolean
   python: PythonPeerFigures
   servebench: PeerFigures
   /** servebench's run CPU over the Python peer's. */
   cpuRatio: number
+}
+
+export interface PythonPeerComparison {
+  concurrency: number
+  requests: number
+  rounds: PeerRound[]
+  /** The rounds' CPU ratios: their median, the figure, and their range. */
+  cpuRatio: { median: number; min: number; max: number }
   loadAverage1m: { before: number; after: number }
 }
 
@@ -182,8 +201,11 @@ async function measurePython(
   }
 }
 
-/** `servebench serve` as the CLI runs it (self-check on), in this process, timed as the peer is. */
-async function measureServebench(
+/**
+ * `servebench serve` as the CLI runs it (self-check on), in the calling process, timed as the peer
+ * is. perf/python-peer-servebench.ts calls it in a fresh process for each round.
+ */
+export async function measureServebench(
   simUrl: string,
   concurrency: number,
   requests: number,
@@ -226,24 +248,68 @@ async function measureServebench(
   }
 }
 
-/** The Python peer, then servebench, on one simulator (TTFT 50 ms, ITL 20 ms, 64-token streams). */
+/** One servebench round in a fresh process, with this process's loader (tsx) so it runs the sources. */
+function runServebench(simUrl: string, concurrency: number, requests: number): Promise<PeerFigures> {
+  const argv = [...process.execArgv, SERVEBENCH_ENTRY, simUrl, String(concurrency), String(requests)]
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c
+    })
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c
+    })
+    child.on('close', (code) => {
+      // The figures are the last line; anything before it is the run's own output.
+      const last = stdout.trimEnd().split('\n').at(-1) ?? ''
+      if (code !== 0 || !last.startsWith('{')) {
+        reject(new Error(`servebench round failed (${code}): ${(stderr || stdout).slice(-800)}`))
+      } else {
+        resolve(JSON.parse(last) as PeerFigures)
+      }
+    })
+  })
+}
+
+/**
+ * `rounds` rounds of the Python peer and servebench on one simulator (TTFT 50 ms, ITL 20 ms,
+ * 64-token streams), Python first in the odd rounds and second in the even ones, so a machine
+ * getting busier or quieter over the run does not favour one client.
+ */
 export async function measurePythonPeer(
   concurrency: number,
   requests: number,
+  rounds: number,
 ): Promise<PythonPeerComparison> {
   const before = loadavg()[0]!
   const sim = await startSimProcess(['--ttft-ms', '50', '--itl-ms', '20', '--record-timings'])
   try {
     await runPeer(sim.url, concurrency, SIM_WARMUP_REQUESTS)
     await takeTimings(sim.url)
-    const python = await measurePython(sim.url, concurrency, requests)
-    const servebench = await measureServebench(sim.url, concurrency, requests)
+    const done: PeerRound[] = []
+    for (let round = 0; round < rounds; round++) {
+      const pythonFirst = round % 2 === 0
+      let python: PythonPeerFigures | undefined
+      let servebench: PeerFigures | undefined
+      for (const client of pythonFirst ? ['python', 'servebench'] : ['servebench', 'python']) {
+        if (client === 'python') python = await measurePython(sim.url, concurrency, requests)
+        else servebench = await runServebench(sim.url, concurrency, requests)
+      }
+      done.push({
+        pythonFirst,
+        python: python!,
+        servebench: servebench!,
+        cpuRatio: servebench!.runCpuS / python!.runCpuS,
+      })
+    }
+    const ratios = done.map((r) => r.cpuRatio)
     return {
       concurrency,
       requests,
-      python,
-      servebench,
-      cpuRatio: servebench.runCpuS / python.runCpuS,
+      rounds: done,
+      cpuRatio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) },
       loadAverage1m: { before, after: loadavg()[0]! },
     }
   } finally {
@@ -251,22 +317,41 @@ export async function measurePythonPeer(
   }
 }
 
-/** `npm run perf -- python`: the comparison as lines, then one JSON line. */
+/** `npm run perf -- python`: a line per round, the medians, then one JSON line. */
 export async function printPythonPeer(concurrency = 100, requests = 2_000): Promise<void> {
+  const rounds = roundsFromEnv()
   console.log(
-    `beside the Python peer (perf/python-peer.py, vLLM's client on aiohttp): ${requests.toLocaleString('en')} streams of ${OUTPUT_TOKENS} tokens, concurrency ${concurrency}, ITL 20 ms; whole-process CPU over the timed run`,
+    `beside the Python peer (perf/python-peer.py, vLLM's client on aiohttp): ${requests.toLocaleString('en')} streams of ${OUTPUT_TOKENS} tokens, concurrency ${concurrency}, ITL 20 ms; whole-process CPU over the timed run; ${rounds} round${rounds > 1 ? 's' : ''}, each client in a fresh process, the order alternating`,
   )
-  const r = await measurePythonPeer(concurrency, requests)
-  const pair = (x: P99): string => `median ${x.median.toFixed(2)} p99 ${x.p99.toFixed(2)} ms`
-  const line = (name: string, f: PeerFigures): string =>
-    `  ${name} CPU ${f.runCpuS.toFixed(2)} s over ${f.runWallS.toFixed(1)} s, TTFT error ${pair(f.ttftErrorMs)}, ITL error ${pair(f.itlErrorMs)}`
-  console.log(line('servebench:', r.servebench))
-  console.log(line('python:    ', r.python))
+  const r = await measurePythonPeer(concurrency, requests, rounds)
+  const ms = (x: number): string => `${x.toFixed(2)} ms`
+  r.rounds.forEach((round, i) => {
+    const { python, servebench } = round
+    console.log(
+      `  round ${i + 1} (${round.pythonFirst ? 'python' : 'servebench'} first): CPU servebench ${servebench.runCpuS.toFixed(2)} s, python ${python.runCpuS.toFixed(2)} s, ` +
+        `${round.cpuRatio.toFixed(2)}×; ITL error p99 ${ms(servebench.itlErrorMs.p99)} against ${ms(python.itlErrorMs.p99)}, ` +
+        `TTFT error p99 ${ms(servebench.ttftErrorMs.p99)} against ${ms(python.ttftErrorMs.p99)} (runs of ${servebench.runWallS.toFixed(1)} and ${python.runWallS.toFixed(1)} s)`,
+    )
+  })
+  const medianOf = (pick: (round: PeerRound) => number): number => median(r.rounds.map(pick))
   console.log(
-    `  python ${r.python.python}, aiohttp ${r.python.aiohttp} (${r.python.httpParser} parser), ${r.python.eventsPerRead.toFixed(2)} events per read, ${r.python.processCpuS.toFixed(2)} s CPU over its whole life`,
+    `  CPU ratio servebench/python: median ${r.cpuRatio.median.toFixed(2)}× (${r.cpuRatio.min.toFixed(2)}–${r.cpuRatio.max.toFixed(2)}); ` +
+      `ITL error p99, median of the rounds: ${ms(medianOf((x) => x.servebench.itlErrorMs.p99))} against ${ms(medianOf((x) => x.python.itlErrorMs.p99))} ` +
+      `(load ${r.loadAverage1m.before.toFixed(2)} before, ${r.loadAverage1m.after.toFixed(2)} after)`,
   )
+  const python = r.rounds[0]!.python
   console.log(
-    `  CPU ratio servebench/python: ${r.cpuRatio.toFixed(2)}× (load ${r.loadAverage1m.before.toFixed(2)} before, ${r.loadAverage1m.after.toFixed(2)} after)`,
+    `  python ${python.python}, aiohttp ${python.aiohttp} (${python.httpParser} parser), ${python.eventsPerRead.toFixed(2)} events per read, ${python.processCpuS.toFixed(2)} s CPU over its whole life (round 1)`,
   )
   console.log(JSON.stringify({ perf: 'python-peer', ...r }))
+}
+
+function roundsFromEnv(): number {
+  const text = process.env.PYTHON_ROUNDS
+  if (text === undefined || text === '') return DEFAULT_ROUNDS
+  const rounds = Number(text)
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    throw new Error(`PYTHON_ROUNDS must be a whole number of rounds, 1 or more (got ${JSON.stringify(text)})`)
+  }
+  return rounds
 }
