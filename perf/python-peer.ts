@@ -135,13 +135,17 @@ interface PeerOutput {
   }>
 }
 
-function runPeer(simUrl: string, concurrency: number, requests: number): Promise<PeerOutput> {
-  // The C parser is aiohttp's default; this variable would switch it off.
-  const env = { ...process.env }
-  delete env.AIOHTTP_NO_EXTENSIONS
-  const argv = ['perf/python-peer.py', simUrl, String(concurrency), String(requests), String(OUTPUT_TOKENS)]
+/** What a finished child process wrote. */
+interface ChildOutput {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `command argv` to its end and collects what it wrote; rejects only when it cannot start. */
+function runChild(command: string, argv: readonly string[], env?: NodeJS.ProcessEnv): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, argv, { stdio: ['ignore', 'pipe', 'pipe'], env })
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) })
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
@@ -150,23 +154,25 @@ function runPeer(simUrl: string, concurrency: number, requests: number): Promise
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderr += c
     })
-    child.on('error', (error) => reject(new Error(`${PYTHON} cannot be started (${error.message})`)))
-    child.on('close', (code) => {
-      if (code !== 0) {
-        reject(new Error(`${PYTHON} ${argv.join(' ')} failed (${code}): ${stderr.slice(-800)}`))
-        return
-      }
-      const out = JSON.parse(stdout) as PeerOutput
-      const failed = out.records.filter((r) => !r.success)
-      if (failed.length > 0)
-        reject(new Error(`Python peer: ${failed.length} requests failed: ${failed[0]!.error}`))
-      else if (out.http_parser !== 'c')
-        reject(
-          new Error(`Python peer: aiohttp ${out.aiohttp} uses its pure-Python parser, not Debian's C one`),
-        )
-      else resolve(out)
-    })
+    child.on('error', (error) => reject(new Error(`${command} cannot be started (${error.message})`)))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
+}
+
+async function runPeer(simUrl: string, concurrency: number, requests: number): Promise<PeerOutput> {
+  // The C parser is aiohttp's default; this variable would switch it off.
+  const env = { ...process.env }
+  delete env.AIOHTTP_NO_EXTENSIONS
+  const argv = ['perf/python-peer.py', simUrl, String(concurrency), String(requests), String(OUTPUT_TOKENS)]
+  const { code, stdout, stderr } = await runChild(PYTHON, argv, env)
+  if (code !== 0) throw new Error(`${PYTHON} ${argv.join(' ')} failed (${code}): ${stderr.slice(-800)}`)
+  const out = JSON.parse(stdout) as PeerOutput
+  const failed = out.records.filter((r) => !r.success)
+  if (failed.length > 0) throw new Error(`Python peer: ${failed.length} requests failed: ${failed[0]!.error}`)
+  if (out.http_parser !== 'c') {
+    throw new Error(`Python peer: aiohttp ${out.aiohttp} uses its pure-Python parser, not Debian's C one`)
+  }
+  return out
 }
 
 async function measurePython(
@@ -249,28 +255,15 @@ export async function measureServebench(
 }
 
 /** One servebench round in a fresh process, with this process's loader (tsx) so it runs the sources. */
-function runServebench(simUrl: string, concurrency: number, requests: number): Promise<PeerFigures> {
+async function runServebench(simUrl: string, concurrency: number, requests: number): Promise<PeerFigures> {
   const argv = [...process.execArgv, SERVEBENCH_ENTRY, simUrl, String(concurrency), String(requests)]
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c
-    })
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c
-    })
-    child.on('close', (code) => {
-      // The figures are the last line; anything before it is the run's own output.
-      const last = stdout.trimEnd().split('\n').at(-1) ?? ''
-      if (code !== 0 || !last.startsWith('{')) {
-        reject(new Error(`servebench round failed (${code}): ${(stderr || stdout).slice(-800)}`))
-      } else {
-        resolve(JSON.parse(last) as PeerFigures)
-      }
-    })
-  })
+  const { code, stdout, stderr } = await runChild(process.execPath, argv)
+  // The figures are the last line; anything before it is the run's own output.
+  const last = stdout.trimEnd().split('\n').at(-1) ?? ''
+  if (code !== 0 || !last.startsWith('{')) {
+    throw new Error(`servebench round failed (${code}): ${(stderr || stdout).slice(-800)}`)
+  }
+  return JSON.parse(last) as PeerFigures
 }
 
 /**
