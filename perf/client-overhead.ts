@@ -9,12 +9,15 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 import type { HttpTransport } from '../src/config/bench-config.ts'
 import { defaultBenchConfig } from '../src/config/defaults.ts'
 import { percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
+import { runFreshEntry } from './child-process.ts'
 import { type FloorCost, measureFloor } from './client-floor.ts'
 
 interface SimTiming {
@@ -62,10 +65,38 @@ const TTFT_MS = 50
 // CPU measurement; 10 ms still sees every stall that matters for a 20 ms ITL.
 const LOOP_DELAY_RESOLUTION_MS = 10
 
+/** What a client-overhead run sends and how. */
+export interface ClientOverheadOptions {
+  /** Measure the floors after the run. @default true */
+  floor?: boolean
+  warmups?: number
+  clientThreads?: number
+  transport?: HttpTransport
+}
+
+/** The entry that runs one measurement in a fresh process. */
+const FRESH_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'client-overhead-fresh.ts')
+
+/**
+ * {@link measureClientOverhead} in a fresh process: each run pays its own JIT warm-up, as a user's
+ * `servebench serve` does, instead of running on code that the runs before it compiled.
+ */
+export async function measureClientOverheadFresh(
+  concurrency: number,
+  requests: number,
+  options: ClientOverheadOptions = {},
+): Promise<ClientOverhead> {
+  return (await runFreshEntry(FRESH_ENTRY, [
+    String(concurrency),
+    String(requests),
+    JSON.stringify(options),
+  ])) as ClientOverhead
+}
+
 export async function measureClientOverhead(
   concurrency: number,
   requests: number,
-  options: { floor?: boolean; warmups?: number; clientThreads?: number; transport?: HttpTransport } = {},
+  options: ClientOverheadOptions = {},
 ): Promise<ClientOverhead> {
   const sim = await startSimProcess([
     '--ttft-ms',

@@ -17,7 +17,6 @@
  * first), and the median ratio is the figure. Each client runs in a fresh process every round:
  * servebench's in this process would carry the JIT's work from the rounds (and sections) before.
  */
-import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,6 +24,7 @@ import { request } from 'undici'
 import { defaultBenchConfig } from '../src/config/defaults.ts'
 import { median, percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
+import { runChild, runFreshEntry } from './child-process.ts'
 import { startSimProcess } from './client-overhead.ts'
 
 const OUTPUT_TOKENS = 64
@@ -135,30 +135,6 @@ interface PeerOutput {
   }>
 }
 
-/** What a finished child process wrote. */
-interface ChildOutput {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs `command argv` to its end and collects what it wrote; rejects only when it cannot start. */
-function runChild(command: string, argv: readonly string[], env?: NodeJS.ProcessEnv): Promise<ChildOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c
-    })
-    child.stderr.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c
-    })
-    child.on('error', (error) => reject(new Error(`${command} cannot be started (${error.message})`)))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
 async function runPeer(simUrl: string, concurrency: number, requests: number): Promise<PeerOutput> {
   // The C parser is aiohttp's default; this variable would switch it off.
   const env = { ...process.env }
@@ -254,16 +230,13 @@ export async function measureServebench(
   }
 }
 
-/** One servebench round in a fresh process, with this process's loader (tsx) so it runs the sources. */
+/** One servebench round in a fresh process (perf/python-peer-servebench.ts). */
 async function runServebench(simUrl: string, concurrency: number, requests: number): Promise<PeerFigures> {
-  const argv = [...process.execArgv, SERVEBENCH_ENTRY, simUrl, String(concurrency), String(requests)]
-  const { code, stdout, stderr } = await runChild(process.execPath, argv)
-  // The figures are the last line; anything before it is the run's own output.
-  const last = stdout.trimEnd().split('\n').at(-1) ?? ''
-  if (code !== 0 || !last.startsWith('{')) {
-    throw new Error(`servebench round failed (${code}): ${(stderr || stdout).slice(-800)}`)
-  }
-  return JSON.parse(last) as PeerFigures
+  return (await runFreshEntry(SERVEBENCH_ENTRY, [
+    simUrl,
+    String(concurrency),
+    String(requests),
+  ])) as PeerFigures
 }
 
 /**

@@ -2,7 +2,7 @@
 import { cpus, loadavg } from 'node:os'
 import type { HttpTransport } from '../src/config/bench-config.ts'
 import type { FloorKind } from './client-floor.ts'
-import { measureClientOverhead, OUTPUT_TOKENS } from './client-overhead.ts'
+import { measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { printDispatchQueue } from './dispatch-queue.ts'
@@ -27,7 +27,8 @@ const FLOOR_NAMES: Record<FloorKind, string> = {
 }
 
 // The first two runs differ only in the transport of the streams (--http-transport); the third is
-// sent from two client threads (--client-threads 2).
+// sent from two client threads (--client-threads 2). Each run is a fresh process with its own
+// simulator: a run in this process would start on code the runs before it compiled.
 const runs: Array<
   [concurrency: number, requests: number, warmups: number, threads: number, transport: HttpTransport]
 > = [
@@ -44,7 +45,7 @@ console.log(
 if (wants('client'))
   console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
 for (const [concurrency, requests, warmups, threads, transport] of wants('client') ? runs : []) {
-  const r = await measureClientOverhead(concurrency, requests, {
+  const r = await measureClientOverheadFresh(concurrency, requests, {
     warmups,
     floor: warmups === 0 && threads === 1 && transport === 'lean',
     clientThreads: threads,
