@@ -18,7 +18,7 @@ import { defaultBenchConfig } from '../src/config/defaults.ts'
 import { percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { runFreshEntry } from './child-process.ts'
-import { type FloorCost, measureFloor } from './client-floor.ts'
+import { type FloorCost, type FloorKind, measureFloor } from './client-floor.ts'
 
 interface SimTiming {
   requestId: string
@@ -59,6 +59,7 @@ export interface ClientOverhead {
 }
 
 export const OUTPUT_TOKENS = 64
+const FLOOR_KINDS: readonly FloorKind[] = ['request', 'dispatch', 'lean', 'lean-data']
 const ITL_MS = 20
 const TTFT_MS = 50
 // Node's default sampling period: a 1 ms timer would wake the loop 1000 times a second during the
@@ -69,6 +70,10 @@ const LOOP_DELAY_RESOLUTION_MS = 10
 export interface ClientOverheadOptions {
   /** Measure the floors after the run. @default true */
   floor?: boolean
+  /** Which floors. @default every kind */
+  floorKinds?: FloorKind[]
+  /** Tokens per stream. @default OUTPUT_TOKENS */
+  outputTokens?: number
   warmups?: number
   clientThreads?: number
   transport?: HttpTransport
@@ -110,7 +115,7 @@ export async function measureClientOverhead(
     config.endpoint.baseUrl = sim.url
     config.tokenizer.id = 'cl100k_base'
     config.dataset.inputLen = 32
-    config.dataset.outputLen = OUTPUT_TOKENS
+    config.dataset.outputLen = options.outputTokens ?? OUTPUT_TOKENS
     config.numPrompts = requests
     config.load.maxConcurrency = concurrency
     config.numWarmups = options.warmups ?? 0
@@ -175,8 +180,10 @@ export async function measureClientOverhead(
     for (const record of records) events += record.itlS.length + 1
     const floor: FloorCost[] = []
     if (options.floor !== false) {
-      for (const kind of ['request', 'dispatch', 'lean', 'lean-data'] as const) {
-        floor.push(await measureFloor(kind, sim.url, concurrency, requests, OUTPUT_TOKENS))
+      for (const kind of options.floorKinds ?? FLOOR_KINDS) {
+        floor.push(
+          await measureFloor(kind, sim.url, concurrency, requests, options.outputTokens ?? OUTPUT_TOKENS),
+        )
       }
     }
     // The histogram holds each sampling interval; its delay is what exceeds the period.

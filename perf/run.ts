@@ -4,15 +4,16 @@ import type { HttpTransport } from '../src/config/bench-config.ts'
 import type { FloorKind } from './client-floor.ts'
 import { measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
+import { printCostSplit } from './cost-split.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { printDispatchQueue } from './dispatch-queue.ts'
 import { measureGate } from './gate.ts'
 import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 
-// `npm run perf -- client sim dataset dispatch threads gate python` picks sections; none given runs the first four.
+// `npm run perf -- client sim dataset dispatch threads gate python split` picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate', 'python']
+const OPT_IN = ['threads', 'gate', 'python', 'split']
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
@@ -94,3 +95,4 @@ if (wants('threads')) {
 }
 if (wants('gate')) await measureGate()
 if (wants('python')) await printPythonPeer()
+if (wants('split')) await printCostSplit()
