@@ -8,6 +8,7 @@
  */
 import { median } from '../src/metrics/percentile.ts'
 import { measureClientOverheadFresh } from './client-overhead.ts'
+import { countFromEnv } from './env-count.ts'
 
 const CONCURRENCY = 100
 const REQUESTS = 1_000
@@ -55,7 +56,7 @@ function split(shortFirst: boolean, short: LengthCost, long: LengthCost): SplitP
 }
 
 export async function printCostSplit(): Promise<void> {
-  const pairs = pairsFromEnv()
+  const pairs = countFromEnv('SPLIT_PAIRS', DEFAULT_PAIRS)
   console.log(
     `cost per event and per request: ${REQUESTS.toLocaleString('en')} streams of ${SHORT_TOKENS} and of ${LONG_TOKENS} tokens at concurrency ${CONCURRENCY}, ITL 20 ms, servebench (lean) and the node:net floor; ${pairs} pair${pairs > 1 ? 's' : ''}, each run a fresh process`,
   )
@@ -94,14 +95,4 @@ export async function printCostSplit(): Promise<void> {
       ...summary,
     }),
   )
-}
-
-function pairsFromEnv(): number {
-  const text = process.env.SPLIT_PAIRS
-  if (text === undefined || text === '') return DEFAULT_PAIRS
-  const pairs = Number(text)
-  if (!Number.isInteger(pairs) || pairs < 1) {
-    throw new Error(`SPLIT_PAIRS must be a whole number of pairs, 1 or more (got ${JSON.stringify(text)})`)
-  }
-  return pairs
 }

@@ -26,6 +26,7 @@ import { median, percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { runChild, runFreshEntry } from './child-process.ts'
 import { startSimProcess } from './client-overhead.ts'
+import { countFromEnv } from './env-count.ts'
 
 const OUTPUT_TOKENS = 64
 const INPUT_TOKENS = 32
@@ -285,7 +286,7 @@ export async function measurePythonPeer(
 
 /** `npm run perf -- python`: a line per round, the medians, then one JSON line. */
 export async function printPythonPeer(concurrency = 100, requests = 2_000): Promise<void> {
-  const rounds = roundsFromEnv()
+  const rounds = countFromEnv('PYTHON_ROUNDS', DEFAULT_ROUNDS)
   console.log(
     `beside the Python peer (perf/python-peer.py, vLLM's client on aiohttp): ${requests.toLocaleString('en')} streams of ${OUTPUT_TOKENS} tokens, concurrency ${concurrency}, ITL 20 ms; whole-process CPU over the timed run; ${rounds} round${rounds > 1 ? 's' : ''}, each client in a fresh process, the order alternating`,
   )
@@ -310,14 +311,4 @@ export async function printPythonPeer(concurrency = 100, requests = 2_000): Prom
     `  python ${python.python}, aiohttp ${python.aiohttp} (${python.httpParser} parser), ${python.eventsPerRead.toFixed(2)} events per read, ${python.processCpuS.toFixed(2)} s CPU over its whole life (round 1)`,
   )
   console.log(JSON.stringify({ perf: 'python-peer', ...r }))
-}
-
-function roundsFromEnv(): number {
-  const text = process.env.PYTHON_ROUNDS
-  if (text === undefined || text === '') return DEFAULT_ROUNDS
-  const rounds = Number(text)
-  if (!Number.isInteger(rounds) || rounds < 1) {
-    throw new Error(`PYTHON_ROUNDS must be a whole number of rounds, 1 or more (got ${JSON.stringify(text)})`)
-  }
-  return rounds
 }

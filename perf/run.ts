@@ -1,12 +1,14 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
 import type { HttpTransport } from '../src/config/bench-config.ts'
+import { median } from '../src/metrics/percentile.ts'
 import type { FloorKind } from './client-floor.ts'
-import { measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
+import { type ClientOverhead, measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printCostSplit } from './cost-split.ts'
 import { printDatasetGeneration } from './dataset-generation.ts'
 import { printDispatchQueue } from './dispatch-queue.ts'
+import { countFromEnv } from './env-count.ts'
 import { measureGate } from './gate.ts'
 import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
@@ -43,36 +45,23 @@ const runs: Array<
 console.log(
   `servebench perf — ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load ${loadavg()[0]!.toFixed(2)}`,
 )
+// `CLIENT_ROUNDS=3` repeats the runs (the order reversed in every other round) and prints each
+// run's medians after them: one run's figures move by ±15% on a shared machine.
+const clientRounds = wants('client') ? countFromEnv('CLIENT_ROUNDS', 1) : 0
 if (wants('client'))
-  console.log('client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process')
-for (const [concurrency, requests, warmups, threads, transport] of wants('client') ? runs : []) {
-  const r = await measureClientOverheadFresh(concurrency, requests, {
-    warmups,
-    floor: warmups === 0 && threads === 1 && transport === 'lean',
-    clientThreads: threads,
-    transport,
-  })
-  const main =
-    r.mainThreadCpuMsPerRequest === undefined
-      ? ''
-      : `, ${r.mainThreadCpuMsPerRequest.toFixed(3)} on the main thread`
-  const pair = (x: { median: number; p99: number }): string =>
-    `median ${x.median.toFixed(3)} p99 ${x.p99.toFixed(3)} ms`
   console.log(
-    `  concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}, ${threads} client thread${threads > 1 ? 's' : ''}, ${transport}: ` +
-      `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ${r.requestsPerS.toFixed(0)} req/s, ` +
-      `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
+    `client overhead: 64-token streams, simulator TTFT 50 ms, ITL 20 ms, in a separate process${clientRounds > 1 ? `; ${clientRounds} rounds` : ''}`,
   )
-  console.log(
-    `    event-loop delay p50 ${r.eventLoopDelayMs.p50.toFixed(1)} p99 ${r.eventLoopDelayMs.p99.toFixed(1)} max ${r.eventLoopDelayMs.max.toFixed(1)} ms; ` +
-      `GC ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms total, max ${r.gc.maxMs.toFixed(1)} ms`,
-  )
-  for (const f of r.floor) {
-    console.log(
-      `    floor, ${FLOOR_NAMES[f.kind]} with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
-    )
-  }
-  console.log(JSON.stringify({ perf: 'client-overhead', warmups, threads, ...r }))
+const measured: ClientOverhead[][] = runs.map(() => [])
+for (let round = 0; round < clientRounds; round++) {
+  if (clientRounds > 1) console.log(`  round ${round + 1}`)
+  const order = runs.map((_, i) => i)
+  if (round % 2 === 1) order.reverse()
+  for (const i of order) measured[i]!.push(await printClientRun(runs[i]!))
+}
+if (clientRounds > 1) {
+  console.log(`  medians of the ${clientRounds} rounds (range):`)
+  for (const [i, run] of runs.entries()) printClientMedians(run, measured[i]!)
 }
 
 if (wants('sim'))
@@ -96,3 +85,69 @@ if (wants('threads')) {
 if (wants('gate')) await measureGate()
 if (wants('python')) await printPythonPeer()
 if (wants('split')) await printCostSplit()
+
+type ClientRun = (typeof runs)[number]
+
+function describeRun([concurrency, , warmups, threads, transport]: ClientRun): string {
+  return `concurrency ${String(concurrency).padStart(4)}${warmups > 0 ? `, after ${warmups} warm-ups` : ''}, ${threads} client thread${threads > 1 ? 's' : ''}, ${transport}`
+}
+
+/** One run in a fresh process, printed as it ends. */
+async function printClientRun(run: ClientRun): Promise<ClientOverhead> {
+  const [concurrency, requests, warmups, threads, transport] = run
+  const r = await measureClientOverheadFresh(concurrency, requests, {
+    warmups,
+    floor: warmups === 0 && threads === 1 && transport === 'lean',
+    clientThreads: threads,
+    transport,
+  })
+  const main =
+    r.mainThreadCpuMsPerRequest === undefined
+      ? ''
+      : `, ${r.mainThreadCpuMsPerRequest.toFixed(3)} on the main thread`
+  const pair = (x: { median: number; p99: number }): string =>
+    `median ${x.median.toFixed(3)} p99 ${x.p99.toFixed(3)} ms`
+  console.log(
+    `  ${describeRun(run)}: ` +
+      `${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user${main}), ${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ${r.requestsPerS.toFixed(0)} req/s, ` +
+      `TTFT error ${pair(r.ttftErrorMs)}, ITL error ${pair(r.itlErrorMs)} (load ${r.loadAverage1m.toFixed(2)})`,
+  )
+  console.log(
+    `    event-loop delay p50 ${r.eventLoopDelayMs.p50.toFixed(1)} p99 ${r.eventLoopDelayMs.p99.toFixed(1)} max ${r.eventLoopDelayMs.max.toFixed(1)} ms; ` +
+      `GC ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms total, max ${r.gc.maxMs.toFixed(1)} ms`,
+  )
+  for (const f of r.floor) {
+    console.log(
+      `    floor, ${FLOOR_NAMES[f.kind]} with no parsing: ${f.cpuMsPerRequest.toFixed(3)} ms CPU/request (${f.userCpuMsPerRequest.toFixed(3)} user), ${((OUTPUT_TOKENS * 1000) / f.cpuMsPerRequest).toFixed(0)} events/CPU-s`,
+    )
+  }
+  console.log(JSON.stringify({ perf: 'client-overhead', warmups, threads, ...r }))
+  return r
+}
+
+/** One run's medians over the rounds, and its floors'. */
+function printClientMedians(run: ClientRun, results: readonly ClientOverhead[]): void {
+  const spread = (values: number[], digits: number): string =>
+    `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
+  console.log(
+    `  ${describeRun(run)}: ${spread(
+      results.map((r) => r.cpuMsPerRequest),
+      3,
+    )} ms CPU/request, ${spread(
+      results.map((r) => r.eventsPerCpuS),
+      0,
+    )} events/CPU-s, TTFT error p99 ${spread(
+      results.map((r) => r.ttftErrorMs.p99),
+      1,
+    )} ms, ITL error p99 ${spread(
+      results.map((r) => r.itlErrorMs.p99),
+      1,
+    )} ms`,
+  )
+  for (const kind of Object.keys(FLOOR_NAMES) as FloorKind[]) {
+    const floors = results.flatMap((r) =>
+      r.floor.filter((f) => f.kind === kind).map((f) => f.cpuMsPerRequest),
+    )
+    if (floors.length > 0) console.log(`    floor, ${FLOOR_NAMES[kind]}: ${spread(floors, 3)} ms CPU/request`)
+  }
+}
