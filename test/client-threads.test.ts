@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchResult } from '../src/report/result-types.ts'
+import { prepareRun } from '../src/runner/prepare.ts'
 import { autoClientThreads } from '../src/runner/threads/client-threads.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 import { configFrom, runAndWrite, smallRunFlags } from './faults/fault-helpers.ts'
@@ -72,6 +73,22 @@ describe('--client-threads', () => {
     // The result says how the client sent: the thread count, and the transport `auto` chose.
     expect(health).toMatchObject({ client_threads: 2, http_transport: 'lean' })
     expect(one.file.client_health).toMatchObject({ client_threads: 1, http_transport: 'lean' })
+  })
+
+  it('the prepare stage starts the threads, so their start-up is not part of the timed run', async () => {
+    const config = configFrom(smallRunFlags(sim.url, ['--num-prompts', '4', '--client-threads', '2']))
+    const lines: string[] = []
+    const plan = await prepareRun(config, { log: (line) => lines.push(line) })
+    try {
+      if (plan.kind !== 'requests') throw new Error(`expected a run of requests, got ${plan.kind}`)
+      expect(lines).toContain('Starting main benchmark run...')
+      expect(plan.threads?.count).toBe(2)
+      // Ready before the measure stage: a request sent through them is answered.
+      const output = await plan.threads!.send(plan.requests[0]!.request, new AbortController().signal)
+      expect(output).toMatchObject({ success: true, error: '' })
+    } finally {
+      await plan.close()
+    }
   })
 
   it('auto runs and a thread count is checked', async () => {

@@ -12,7 +12,7 @@ import type { PreparedRequests } from './prepare.ts'
 import { redactSecrets } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import type { RequestProgress, RunClock, RunHooks } from './run-types.ts'
-import { openClientThreads, sendSchedule } from './send-schedule.ts'
+import { sendSchedule } from './send-schedule.ts'
 
 /** What the measure stage is told while it sends. */
 export interface MeasureHooks {
@@ -57,70 +57,60 @@ export type MeasureRequests = (plan: PreparedRequests, hooks: MeasureHooks) => P
  * Python: benchmark (vllm/benchmarks/serve.py).
  */
 export async function measureRequests(plan: PreparedRequests, hooks: MeasureHooks = {}): Promise<Measured> {
-  const { config, backend, client, requests, secrets } = plan
-  const retries: RetryStats = { retries: 0, retriedRequests: 0, recovered: 0 }
+  const { config, backend, client, requests, secrets, threads, retries } = plan
   const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 }
-  const connections = Math.max(config.load.maxConcurrency ?? requests.length, 1)
-  // --client-threads: the threads send; the schedule, the limit and the clock stay here.
-  const threads = await openClientThreads(config, {
-    connections,
+  // --client-threads: the threads (started by the prepare stage) send; the schedule, the limit and
+  // the clock stay here.
+  const sent = await sendSchedule(
+    config,
+    requests.map(({ offsetS, request }, index) => ({ offsetS, payload: { request, index } })),
+    {
+      threads,
+      // A planned request is plain data: it crosses to a thread as it is.
+      portable: ({ request }) => request,
+      here: ({ request }, signal) =>
+        sendWithRetries(
+          (onEarlyFailure) => backend.send({ ...request, signal, onEarlyFailure }, client),
+          policy,
+          retries,
+          signal,
+        ),
+      after: (output): RequestOutput => ({ ...output, error: redactSecrets(output.error, secrets) }),
+    },
+    {
+      onShareEnd: (done, total, ended) =>
+        hooks.onRequestEnd?.(done, total, {
+          inFlight: ended.inFlight,
+          ...(ended.output.success && ended.output.ttftS > 0 ? { ttftS: ended.output.ttftS } : {}),
+        }),
+      ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+    },
+  )
+  const { outcome, scheduleIndexes } = sent
+  const clientHealth = sent.clientHealth && {
+    ...sent.clientHealth,
+    // Each client thread builds its HTTP client from the same options and environment as this one.
+    httpTransport: client.transport,
+    clientThreads: threads?.count ?? 1,
+  }
+  const records: RequestRecord[] = []
+  for (const [k, { index: _, ...output }] of outcome.results.entries()) {
+    records.push({
+      ...output,
+      requestId: requests[scheduleIndexes[k]!]!.request.requestId,
+      outputLen: await resolveOutputLen(output, plan.tokenizer),
+    })
+  }
+  return {
+    records,
+    startS: outcome.startS,
+    endS: outcome.endS,
+    interrupted: outcome.interrupted,
     retries,
-    ...(hooks.signal ? { signal: hooks.signal } : {}),
-  })
-  try {
-    const sent = await sendSchedule(
-      config,
-      requests.map(({ offsetS, request }, index) => ({ offsetS, payload: { request, index } })),
-      {
-        threads,
-        // A planned request is plain data: it crosses to a thread as it is.
-        portable: ({ request }) => request,
-        here: ({ request }, signal) =>
-          sendWithRetries(
-            (onEarlyFailure) => backend.send({ ...request, signal, onEarlyFailure }, client),
-            policy,
-            retries,
-            signal,
-          ),
-        after: (output): RequestOutput => ({ ...output, error: redactSecrets(output.error, secrets) }),
-      },
-      {
-        onShareEnd: (done, total, ended) =>
-          hooks.onRequestEnd?.(done, total, {
-            inFlight: ended.inFlight,
-            ...(ended.output.success && ended.output.ttftS > 0 ? { ttftS: ended.output.ttftS } : {}),
-          }),
-        ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
-      },
-    )
-    const { outcome, scheduleIndexes } = sent
-    const clientHealth = sent.clientHealth && {
-      ...sent.clientHealth,
-      // Each client thread builds its HTTP client from the same options and environment as this one.
-      httpTransport: client.transport,
-      clientThreads: threads?.count ?? 1,
-    }
-    const records: RequestRecord[] = []
-    for (const [k, { index: _, ...output }] of outcome.results.entries()) {
-      records.push({
-        ...output,
-        requestId: requests[scheduleIndexes[k]!]!.request.requestId,
-        outputLen: await resolveOutputLen(output, plan.tokenizer),
-      })
-    }
-    return {
-      records,
-      startS: outcome.startS,
-      endS: outcome.endS,
-      interrupted: outcome.interrupted,
-      retries,
-      ...(clientHealth ? { clientHealth } : {}),
-      clock: { startEpochMs: sent.startEpochMs, startS: outcome.startS, endS: outcome.endS },
-      ...(config.segment ? { scheduleIndexes } : {}),
-    }
-  } finally {
-    await threads?.close()
+    ...(clientHealth ? { clientHealth } : {}),
+    clock: { startEpochMs: sent.startEpochMs, startS: outcome.startS, endS: outcome.endS },
+    ...(config.segment ? { scheduleIndexes } : {}),
   }
 }
 
