@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises'
+import { type AddressInfo, connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -88,6 +89,42 @@ describe('--client-threads', () => {
       expect(output).toMatchObject({ success: true, error: '' })
     } finally {
       await plan.close()
+    }
+  })
+
+  it('the warm-ups go through the threads and open the connections the timed run uses', async () => {
+    // A proxy in front of the simulator counts the connections that carry generation requests.
+    let generationConnections = 0
+    const proxy = createServer((socket) => {
+      const upstream = connect(sim.port, '127.0.0.1')
+      socket.once('data', (chunk: Buffer) => {
+        if (chunk.toString('latin1', 0, 21) === 'POST /v1/completions ') generationConnections++
+      })
+      socket.pipe(upstream).pipe(socket)
+      socket.on('error', () => upstream.destroy())
+      upstream.on('error', () => socket.destroy())
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = proxy.address() as AddressInfo
+      const config = configFrom(
+        smallRunFlags(`http://127.0.0.1:${port}`, [
+          '--num-prompts',
+          '24',
+          '--num-warmups',
+          '8',
+          '--client-threads',
+          '2',
+        ]),
+      )
+      const { outcome } = await runAndWrite(config, await mkdtemp(join(dir, 'warm-')))
+      expect(outcome.records.filter((r) => r.success)).toHaveLength(24)
+      // --max-concurrency 4 over two threads: two sockets each. Warm-ups sent from this thread
+      // would open four of their own, and the threads four more for the timed run.
+      expect(generationConnections).toBeGreaterThan(0)
+      expect(generationConnections).toBeLessThanOrEqual(4)
+    } finally {
+      proxy.close()
     }
   })
 

@@ -161,16 +161,18 @@ async function prepareRequests(
     const first = samples[0]
     if (!first && !stop?.aborted)
       throw new Error('The dataset produced no requests. This is a bug in servebench.')
-    if (first && !stop?.aborted)
-      await readyAndWarm(config, hooks, backend, client, (id) => toRequest(first, id), log)
     // Before the timed run, as the tokenizer and the prompts: two threads' start-up (each loads
     // the backends and undici) took 1.1–1.7 s of CPU, which the run's own figures do not include.
-    if (!stop?.aborted) {
+    // Before the warm-ups too, which they send.
+    if (first && !stop?.aborted) {
       threads = await openClientThreads(config, {
         connections,
         retries,
         ...(stop ? { signal: stop } : {}),
       })
+      await readyAndWarm(config, hooks, { backend, client, threads }, (id) => toRequest(first, id), log)
+      // The threads count their retries into the run's; the warm-ups' are not the run's.
+      Object.assign(retries, { retries: 0, retriedRequests: 0, recovered: 0 })
     }
 
     log('Starting main benchmark run...')
@@ -211,15 +213,19 @@ async function prepareRequests(
   }
 }
 
-/** The ready check (`--ready-check-timeout-sec`) and `--num-warmups`, both with the first prompt. */
+/**
+ * The ready check (`--ready-check-timeout-sec`) and `--num-warmups`, both with the first prompt.
+ * The warm-ups go through the client that sends the timed run (`--client-threads`: the threads),
+ * so its connections are open and its code is compiled when the clock starts.
+ */
 async function readyAndWarm(
   config: BenchConfig,
   hooks: RunHooks,
-  backend: Backend,
-  client: HttpClient,
+  sender: { backend: Backend; client: HttpClient; threads: ClientThreads | undefined },
   firstRequest: (requestId: string) => BackendRequest,
   log: (line: string) => void,
 ): Promise<void> {
+  const { backend, client, threads } = sender
   const stop = hooks.signal
   const prefix = config.request.requestIdPrefix
   if (config.readyCheckTimeoutS > 0) {
@@ -239,7 +245,10 @@ async function readyAndWarm(
   log(`Warming up with ${config.numWarmups} requests...`)
   await dispatch(
     Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
-    (i, signal) => backend.send({ ...firstRequest(`${prefix}warmup-${i}`), signal }, client),
+    (i, signal) => {
+      const request = firstRequest(`${prefix}warmup-${i}`)
+      return threads ? threads.send(request, signal) : backend.send({ ...request, signal }, client)
+    },
     {
       ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),
       ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
