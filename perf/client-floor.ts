@@ -12,7 +12,8 @@ import { Agent, type Dispatcher, request } from 'undici'
  * only finds the HTTP/1.1 framing, reading into one reused buffer (`lean`, `onread`) or through
  * `'data'` events, which allocate a Buffer per read (`lean-data`).
  */
-export type FloorKind = 'request' | 'dispatch' | 'lean' | 'lean-data'
+export const FLOOR_KINDS = ['request', 'dispatch', 'lean', 'lean-data'] as const
+export type FloorKind = (typeof FLOOR_KINDS)[number]
 
 /** CPU milliseconds per request (user and kernel) of `requests` streams, `concurrency` at a time. */
 export interface FloorCost {

@@ -18,7 +18,7 @@ import { defaultBenchConfig } from '../src/config/defaults.ts'
 import { percentile } from '../src/metrics/percentile.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { runFreshEntry } from './child-process.ts'
-import { type FloorCost, type FloorKind, measureFloor } from './client-floor.ts'
+import { FLOOR_KINDS, type FloorCost, type FloorKind, measureFloor } from './client-floor.ts'
 
 interface SimTiming {
   requestId: string
@@ -59,7 +59,6 @@ export interface ClientOverhead {
 }
 
 export const OUTPUT_TOKENS = 64
-const FLOOR_KINDS: readonly FloorKind[] = ['request', 'dispatch', 'lean', 'lean-data']
 const ITL_MS = 20
 const TTFT_MS = 50
 // Node's default sampling period: a 1 ms timer would wake the loop 1000 times a second during the
@@ -115,7 +114,8 @@ export async function measureClientOverhead(
     config.endpoint.baseUrl = sim.url
     config.tokenizer.id = 'cl100k_base'
     config.dataset.inputLen = 32
-    config.dataset.outputLen = options.outputTokens ?? OUTPUT_TOKENS
+    const outputTokens = options.outputTokens ?? OUTPUT_TOKENS
+    config.dataset.outputLen = outputTokens
     config.numPrompts = requests
     config.load.maxConcurrency = concurrency
     config.numWarmups = options.warmups ?? 0
@@ -181,9 +181,7 @@ export async function measureClientOverhead(
     const floor: FloorCost[] = []
     if (options.floor !== false) {
       for (const kind of options.floorKinds ?? FLOOR_KINDS) {
-        floor.push(
-          await measureFloor(kind, sim.url, concurrency, requests, options.outputTokens ?? OUTPUT_TOKENS),
-        )
+        floor.push(await measureFloor(kind, sim.url, concurrency, requests, outputTokens))
       }
     }
     // The histogram holds each sampling interval; its delay is what exceeds the period.

@@ -2,7 +2,7 @@
 import { cpus, loadavg } from 'node:os'
 import type { HttpTransport } from '../src/config/bench-config.ts'
 import { median } from '../src/metrics/percentile.ts'
-import type { FloorKind } from './client-floor.ts'
+import { FLOOR_KINDS, type FloorKind } from './client-floor.ts'
 import { type ClientOverhead, measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
 import { printCostSplit } from './cost-split.ts'
@@ -144,7 +144,7 @@ function printClientMedians(run: ClientRun, results: readonly ClientOverhead[]):
       1,
     )} ms`,
   )
-  for (const kind of Object.keys(FLOOR_NAMES) as FloorKind[]) {
+  for (const kind of FLOOR_KINDS) {
     const floors = results.flatMap((r) =>
       r.floor.filter((f) => f.kind === kind).map((f) => f.cpuMsPerRequest),
     )
