@@ -258,18 +258,10 @@ export async function measurePythonPeer(
     const done: PeerRound[] = []
     for (let round = 0; round < rounds; round++) {
       const pythonFirst = round % 2 === 0
-      let python: PythonPeerFigures | undefined
-      let servebench: PeerFigures | undefined
-      for (const client of pythonFirst ? ['python', 'servebench'] : ['servebench', 'python']) {
-        if (client === 'python') python = await measurePython(sim.url, concurrency, requests)
-        else servebench = await runServebench(sim.url, concurrency, requests)
-      }
-      done.push({
-        pythonFirst,
-        python: python!,
-        servebench: servebench!,
-        cpuRatio: servebench!.runCpuS / python!.runCpuS,
-      })
+      const first = pythonFirst ? await measurePython(sim.url, concurrency, requests) : undefined
+      const servebench = await runServebench(sim.url, concurrency, requests)
+      const python = first ?? (await measurePython(sim.url, concurrency, requests))
+      done.push({ pythonFirst, python, servebench, cpuRatio: servebench.runCpuS / python.runCpuS })
     }
     const ratios = done.map((r) => r.cpuRatio)
     return {
