@@ -83,14 +83,16 @@ const FRESH_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'client-overhe
 
 /**
  * {@link measureClientOverhead} in a fresh process: each run pays its own JIT warm-up, as a user's
- * `servebench serve` does, instead of running on code that the runs before it compiled.
+ * `servebench serve` does, instead of running on code that the runs before it compiled. `entry`
+ * is a copy of client-overhead-fresh.ts elsewhere to measure another checkout's client.
  */
 export async function measureClientOverheadFresh(
   concurrency: number,
   requests: number,
   options: ClientOverheadOptions = {},
+  entry: string = FRESH_ENTRY,
 ): Promise<ClientOverhead> {
-  return (await runFreshEntry(FRESH_ENTRY, [
+  return (await runFreshEntry(entry, [
     String(concurrency),
     String(requests),
     JSON.stringify(options),

@@ -12,10 +12,11 @@ import { countFromEnv } from './env-count.ts'
 import { measureGate } from './gate.ts'
 import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
+import { printVersus } from './versus.ts'
 
-// `npm run perf -- client sim dataset dispatch threads gate python split` picks sections; none given runs the first four.
+// `npm run perf -- client sim dataset dispatch threads gate python split versus` picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate', 'python', 'split']
+const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus']
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
@@ -85,6 +86,7 @@ if (wants('threads')) {
 if (wants('gate')) await measureGate()
 if (wants('python')) await printPythonPeer()
 if (wants('split')) await printCostSplit()
+if (wants('versus')) await printVersus()
 
 type ClientRun = (typeof runs)[number]
 
