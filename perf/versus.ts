@@ -65,7 +65,8 @@ function checkOut(rev: string): { entry: string; remove(): void } {
 export async function printVersus(): Promise<void> {
   const rev = process.env.VERSUS_REV || DEFAULT_REV
   const pairs = countFromEnv('VERSUS_PAIRS', DEFAULT_PAIRS)
-  const head = execFileSync('git', ['-C', REPO_ROOT, 'rev-parse', '--short', 'HEAD'], {
+  // Uncommitted changes are measured too, so `VERSUS_REV=HEAD` times a change before it is committed.
+  const head = execFileSync('git', ['-C', REPO_ROOT, 'describe', '--always', '--dirty'], {
     encoding: 'utf8',
   }).trim()
   console.log(
@@ -110,8 +111,8 @@ export async function printVersus(): Promise<void> {
     `  medians: ${rev} ${summary.earlierCpuMsPerRequest.toFixed(3)} ms CPU/request (${summary.earlierEventsPerCpuS.toFixed(0)} events/CPU-s), ` +
       `${head} ${summary.currentCpuMsPerRequest.toFixed(3)} ms (${summary.currentEventsPerCpuS.toFixed(0)}): ${ratio.toFixed(2)}× the events per CPU-second`,
   )
-  // The kernel's share (socket reads and polls) is the same for any client; the user-space share is
-  // where a client can differ.
+  // The kernel's share (socket reads and polls) is close to a floor that any client pays; the
+  // user-space share is where two clients differ.
   console.log(
     `  user space: ${rev} ${summary.earlierUserCpuMsPerRequest.toFixed(3)} ms/request, ${head} ${summary.currentUserCpuMsPerRequest.toFixed(3)} ms ` +
       `(${(summary.earlierUserCpuMsPerRequest / summary.currentUserCpuMsPerRequest).toFixed(2)}× less)`,
