@@ -37,26 +37,32 @@ const MEASUREMENT_FILES = [
   'child-process.ts',
 ]
 
-/** A worktree of `rev` with this checkout's measurement in its perf/ and its node_modules. */
-function checkOut(rev: string): { entry: string; remove(): void } {
-  const dir = join(mkdtempSync(join(tmpdir(), 'servebench-versus-')), 'tree')
-  const git = (...args: string[]): string =>
-    execFileSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+const git = (...args: string[]): string =>
+  execFileSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+
+/** Throws, naming `VERSUS_REV`, unless `rev` is a commit here. */
+function checkCommit(rev: string): void {
   try {
     git('rev-parse', '--verify', '--quiet', `${rev}^{commit}`)
   } catch {
     throw new Error(`VERSUS_REV ${JSON.stringify(rev)} is not a commit of this repository`)
   }
-  git('worktree', 'add', '--detach', dir, rev)
+}
+
+/** A worktree of `rev` with this checkout's measurement in its perf/ and its node_modules. */
+function checkOut(rev: string): { entry: string; remove(): void } {
+  const dir = join(mkdtempSync(join(tmpdir(), 'servebench-versus-')), 'tree')
   const remove = (): void => {
     git('worktree', 'remove', '--force', dir)
     rmSync(dirname(dir), { recursive: true, force: true })
   }
   try {
+    git('worktree', 'add', '--detach', dir, rev)
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
     for (const file of MEASUREMENT_FILES) copyFileSync(join(PERF_DIR, file), join(dir, 'perf', file))
   } catch (error) {
-    remove()
+    rmSync(dirname(dir), { recursive: true, force: true })
+    git('worktree', 'prune')
     throw error
   }
   return { entry: join(dir, 'perf', 'client-overhead-fresh.ts'), remove }
@@ -65,17 +71,24 @@ function checkOut(rev: string): { entry: string; remove(): void } {
 export async function printVersus(): Promise<void> {
   const rev = process.env.VERSUS_REV || DEFAULT_REV
   const pairs = countFromEnv('VERSUS_PAIRS', DEFAULT_PAIRS)
+  checkCommit(rev)
   // Uncommitted changes are measured too, so `VERSUS_REV=HEAD` times a change before it is committed.
-  const head = execFileSync('git', ['-C', REPO_ROOT, 'describe', '--always', '--dirty'], {
-    encoding: 'utf8',
-  }).trim()
+  const head = git('describe', '--always', '--dirty').trim()
   console.log(
     `this checkout (${head}) against ${rev}: ${REQUESTS.toLocaleString('en')} ${OUTPUT_TOKENS}-token streams at concurrency ${CONCURRENCY}, ` +
       `default transport, one client thread; ${pairs} pair${pairs > 1 ? 's' : ''}, each run a fresh process`,
   )
-  const earlier = checkOut(rev)
+  // Ctrl-C ends the process before `finally` runs: the worktree would stay registered with git. A
+  // signal that comes while the worktree is being made is handled once that returns.
+  let earlier: ReturnType<typeof checkOut> | undefined
+  const interrupted = (): void => {
+    earlier?.remove()
+    process.exit(130)
+  }
+  process.once('SIGINT', interrupted)
   const runs: Record<'earlier' | 'current', ClientOverhead[]> = { earlier: [], current: [] }
   try {
+    earlier = checkOut(rev)
     for (let i = 0; i < pairs; i++) {
       const order: Array<'earlier' | 'current'> =
         i % 2 === 0 ? ['earlier', 'current'] : ['current', 'earlier']
@@ -94,7 +107,8 @@ export async function printVersus(): Promise<void> {
       }
     }
   } finally {
-    earlier.remove()
+    process.off('SIGINT', interrupted)
+    earlier?.remove()
   }
   const medianOf = (side: 'earlier' | 'current', pick: (r: ClientOverhead) => number): number =>
     median(runs[side].map(pick))
