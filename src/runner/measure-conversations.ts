@@ -15,6 +15,7 @@ import { type ClientHealthMonitor, startClientHealthMonitor } from './client-hea
 import type { Measured, MeasureHooks } from './measure.ts'
 import { countOutputTokens } from './output-tokens.ts'
 import { type ChatMessage, type PreparedConversations, userMessage } from './prepare-conversations.ts'
+import { noRetries } from './retry.ts'
 
 /** A measured multi-turn run: the turns by conversation, and how long each conversation took. */
 export interface MeasuredConversations extends Omit<Measured, 'clock' | 'scheduleIndexes'> {
@@ -109,7 +110,7 @@ export async function measureConversations(
       endS,
       interrupted: aborted(),
       // Turns are never retried.
-      retries: { retries: 0, retriedRequests: 0, recovered: 0 },
+      retries: noRetries(),
       ...(clientHealth ? { clientHealth } : {}),
       turns: turnRecords,
       conversationDurationsMs: durationsMs,

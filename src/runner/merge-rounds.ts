@@ -5,6 +5,7 @@ import {
   SERVER_METRICS_KEY,
   type ServerMetricsSeries,
 } from '../report/server-metrics-key.ts'
+import { noRetries } from './retry.ts'
 import type { RunOutcome } from './run-types.ts'
 import { summariseRecords } from './summarise.ts'
 
@@ -38,7 +39,7 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     clockS = (Number.isFinite(startS) ? startS + shiftS : clockS) + round.result.duration
     durationS += round.result.duration
   }
-  const retries = { retries: 0, retriedRequests: 0, recovered: 0 }
+  const retries = noRetries()
   for (const round of rounds) {
     retries.retries += round.retries.retries
     retries.retriedRequests += round.retries.retriedRequests

@@ -22,7 +22,7 @@ import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { type PreparedConversations, prepareConversations } from './prepare-conversations.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { secretsOf } from './redact.ts'
-import type { RetryStats } from './retry.ts'
+import { noRetries, type RetryStats } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
 import type { RunHooks } from './run-types.ts'
 import { openClientThreads } from './send-schedule.ts'
@@ -156,7 +156,7 @@ async function prepareRequests(
     if (!hooks.httpClient) await client.close()
   }
   const prefix = config.request.requestIdPrefix
-  const retries: RetryStats = { retries: 0, retriedRequests: 0, recovered: 0 }
+  const retries: RetryStats = noRetries()
   try {
     const first = samples[0]
     if (!first && !stop?.aborted)
@@ -172,7 +172,7 @@ async function prepareRequests(
       })
       await readyAndWarm(config, hooks, { backend, client, threads }, (id) => toRequest(first, id), log)
       // The threads count their retries into the run's; the warm-ups' are not the run's.
-      Object.assign(retries, { retries: 0, retriedRequests: 0, recovered: 0 })
+      Object.assign(retries, noRetries())
     }
 
     log('Starting main benchmark run...')

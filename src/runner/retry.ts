@@ -23,6 +23,11 @@ export interface RetryStats {
   recovered: number
 }
 
+/** Counts with nothing retried yet: a run's start, or a reset. */
+export function noRetries(): RetryStats {
+  return { retries: 0, retriedRequests: 0, recovered: 0 }
+}
+
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetries: 0,
   baseDelayMs: 250,

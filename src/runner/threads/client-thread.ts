@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { HttpClient } from '../../backends/http.ts'
 import { getBackend } from '../../backends/index.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from '../client-health.ts'
-import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from '../retry.ts'
+import { DEFAULT_RETRY_POLICY, noRetries, type RetryStats, sendWithRetries } from '../retry.ts'
 import type { ClientThreadData, FromClientThread, ToClientThread } from './messages.ts'
 
 const data = workerData as ClientThreadData
@@ -29,7 +29,7 @@ port.on('message', (message: ToClientThread) => {
     case 'send': {
       const controller = new AbortController()
       inFlight.set(message.id, controller)
-      const retries: RetryStats = { retries: 0, retriedRequests: 0, recovered: 0 }
+      const retries: RetryStats = noRetries()
       const signal = controller.signal
       void sendWithRetries(
         (onEarlyFailure) => backend.send({ ...message.request, signal, onEarlyFailure }, client),
