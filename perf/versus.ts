@@ -5,7 +5,9 @@
  * in a temporary git worktree and given this checkout's measurement (client-overhead.ts and the
  * modules it imports); both send to this checkout's simulator (`bin/servebench.js` from the
  * working directory). Each run is a fresh process, the two alternate their order from pair to
- * pair, and the figure is the ratio of the medians.
+ * pair, and the figure is the ratio of the medians. This checkout's runs also measure the node:net
+ * floor (framing only, client-floor.ts) after their own, the line no client on this machine gets
+ * under: its ratio against the earlier commit is as far as a client could go here.
  *
  * `VERSUS_REV` picks the commit (a commit from 83e289f on has the entry points the measurement
  * imports); `VERSUS_PAIRS` the pairs (3 by default).
@@ -76,7 +78,7 @@ export async function printVersus(): Promise<void> {
   const head = git('describe', '--always', '--dirty').trim()
   console.log(
     `this checkout (${head}) against ${rev}: ${REQUESTS.toLocaleString('en')} ${OUTPUT_TOKENS}-token streams at concurrency ${CONCURRENCY}, ` +
-      `default transport, one client thread; ${pairs} pair${pairs > 1 ? 's' : ''}, each run a fresh process`,
+      `default transport, one client thread; ${pairs} pair${pairs > 1 ? 's' : ''}, each run a fresh process, the node:net floor after each of this checkout's runs`,
   )
   // Ctrl-C ends the process before `finally` runs: the worktree would stay registered with git. A
   // signal that comes while the worktree is being made is handled once that returns.
@@ -93,16 +95,19 @@ export async function printVersus(): Promise<void> {
       const order: Array<'earlier' | 'current'> =
         i % 2 === 0 ? ['earlier', 'current'] : ['current', 'earlier']
       for (const side of order) {
-        const r = await measureClientOverheadFresh(
-          CONCURRENCY,
-          REQUESTS,
-          { floor: false },
-          side === 'earlier' ? earlier.entry : undefined,
-        )
+        const r =
+          side === 'earlier'
+            ? await measureClientOverheadFresh(CONCURRENCY, REQUESTS, { floor: false }, earlier.entry)
+            : await measureClientOverheadFresh(CONCURRENCY, REQUESTS, { floorKinds: ['lean'] })
         runs[side].push(r)
+        const floor = r.floor[0]
         console.log(
           `  pair ${i + 1}, ${side === 'earlier' ? rev : head}: ${r.cpuMsPerRequest.toFixed(3)} ms CPU/request (${r.userCpuMsPerRequest.toFixed(3)} user), ` +
-            `${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ITL error p99 ${r.itlErrorMs.p99.toFixed(2)} ms (load ${r.loadAverage1m.toFixed(2)})`,
+            `${r.eventsPerCpuS.toFixed(0)} events/CPU-s, ITL error p99 ${r.itlErrorMs.p99.toFixed(2)} ms` +
+            (floor === undefined
+              ? ''
+              : `; floor ${floor.cpuMsPerRequest.toFixed(3)} ms (${floor.userCpuMsPerRequest.toFixed(3)} user)`) +
+            ` (load ${r.loadAverage1m.toFixed(2)})`,
         )
       }
     }
@@ -119,8 +124,13 @@ export async function printVersus(): Promise<void> {
     currentUserCpuMsPerRequest: medianOf('current', (r) => r.userCpuMsPerRequest),
     earlierEventsPerCpuS: medianOf('earlier', (r) => r.eventsPerCpuS),
     currentEventsPerCpuS: medianOf('current', (r) => r.eventsPerCpuS),
+    floorCpuMsPerRequest: medianOf('current', (r) => r.floor[0]!.cpuMsPerRequest),
+    floorUserCpuMsPerRequest: medianOf('current', (r) => r.floor[0]!.userCpuMsPerRequest),
   }
   const ratio = summary.currentEventsPerCpuS / summary.earlierEventsPerCpuS
+  // The floor sends the same streams: one event per output token, as servebench counts them.
+  const floorEventsPerCpuS = OUTPUT_TOKENS / (summary.floorCpuMsPerRequest / 1000)
+  const floorRatio = floorEventsPerCpuS / summary.earlierEventsPerCpuS
   console.log(
     `  medians: ${rev} ${summary.earlierCpuMsPerRequest.toFixed(3)} ms CPU/request (${summary.earlierEventsPerCpuS.toFixed(0)} events/CPU-s), ` +
       `${head} ${summary.currentCpuMsPerRequest.toFixed(3)} ms (${summary.currentEventsPerCpuS.toFixed(0)}): ${ratio.toFixed(2)}× the events per CPU-second`,
@@ -131,11 +141,16 @@ export async function printVersus(): Promise<void> {
     `  user space: ${rev} ${summary.earlierUserCpuMsPerRequest.toFixed(3)} ms/request, ${head} ${summary.currentUserCpuMsPerRequest.toFixed(3)} ms ` +
       `(${(summary.earlierUserCpuMsPerRequest / summary.currentUserCpuMsPerRequest).toFixed(2)}× less)`,
   )
+  console.log(
+    `  node:net floor: ${summary.floorCpuMsPerRequest.toFixed(3)} ms CPU/request (${summary.floorUserCpuMsPerRequest.toFixed(3)} user, ` +
+      `${floorEventsPerCpuS.toFixed(0)} events/CPU-s): ${floorRatio.toFixed(2)}× ${rev}'s events per CPU-second, with nothing done with the bytes`,
+  )
   const brief = (r: ClientOverhead) => ({
     cpuMsPerRequest: r.cpuMsPerRequest,
     userCpuMsPerRequest: r.userCpuMsPerRequest,
     eventsPerCpuS: r.eventsPerCpuS,
     itlErrorP99Ms: r.itlErrorMs.p99,
+    ...(r.floor[0] === undefined ? {} : { floorCpuMsPerRequest: r.floor[0].cpuMsPerRequest }),
   })
   console.log(
     JSON.stringify({
@@ -144,6 +159,8 @@ export async function printVersus(): Promise<void> {
       head,
       ...summary,
       ratio,
+      floorEventsPerCpuS,
+      floorRatio,
       runs: { earlier: runs.earlier.map(brief), current: runs.current.map(brief) },
     }),
   )
