@@ -1,6 +1,7 @@
 import { request } from 'undici'
 import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
+import { withFields } from '../with-fields.ts'
 import type { HttpClient } from './http.ts'
 import { headerText } from './request-errors.ts'
 import { vllmResponseHeaders } from './server-details.ts'
@@ -50,7 +51,7 @@ export async function sendPoolingRequest(
   body: Record<string, unknown>,
   numInputSequences: number,
 ): Promise<RequestOutput> {
-  const output: RequestOutput = { ...pendingOutput(req), numInputSequences }
+  const output: RequestOutput = withFields(pendingOutput(req), { numInputSequences })
   const abort = createAbort(req)
   const options = postOptions(req, client, buildHeaders(req), JSON.stringify(body), abort)
   const startMs = performance.now()

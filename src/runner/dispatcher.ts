@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { RequestOutput } from '../config/records.ts'
+import { withFields } from '../with-fields.ts'
 import { settleWithDrain } from './signals.ts'
 
 /** One scheduled request: when it arrives (seconds after the run start) and how to send it. */
@@ -89,13 +90,12 @@ export async function dispatch<T>(
       inFlight.delete(controller)
     }
     const arrivalTimeS = arrivalTimesS[i]!
-    results[i] = {
-      ...output,
+    results[i] = withFields(output, {
       index: i,
       intendedTimeS: startS + items[i]!.offsetS,
       arrivalTimeS,
       queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
-    }
+    })
     options.onRequestEnd?.(++done, { output, inFlight: inFlight.size })
   }
   const start = (i: number): void => {

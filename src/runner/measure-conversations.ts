@@ -11,6 +11,7 @@ import type { RequestRecord } from '../config/records.ts'
 import type { Conversation } from '../datasets/random/multi-turn.ts'
 import type { TurnRecord } from '../report/multi-turn.ts'
 import { computeSchedule } from '../schedule/index.ts'
+import { withFields } from '../with-fields.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
 import type { Measured, MeasureHooks } from './measure.ts'
 import { countOutputTokens } from './output-tokens.ts'
@@ -79,13 +80,12 @@ export async function measureConversations(
           conversationId: conv.id,
           conversationIndex: c,
           turnIndex: t,
-          record: {
-            ...output,
+          record: withFields(output, {
             requestId: `${conv.id}-turn${t}`,
             outputLen,
             arrivalTimeS,
             queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
-          },
+          }),
         })
         hooks.onRequestEnd?.(++done, plan.totalTurns)
         if (output.success) {

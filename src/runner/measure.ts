@@ -7,6 +7,7 @@
 import type { RequestOutput, RequestRecord } from '../config/records.ts'
 import type { ClientHealthSummary } from '../metrics/client-health.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
+import { withFields } from '../with-fields.ts'
 import { countOutputTokens } from './output-tokens.ts'
 import type { PreparedRequests } from './prepare.ts'
 import { redactSecrets } from './redact.ts'
@@ -70,7 +71,7 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
       portable: ({ request }) => request,
       here: ({ request }, signal) =>
         sendWithRetries(
-          (onEarlyFailure) => backend.send({ ...request, signal, onEarlyFailure }, client),
+          (onEarlyFailure) => backend.send(withFields(request, { signal, onEarlyFailure }), client),
           policy,
           retries,
           signal,
@@ -96,11 +97,12 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
   }
   const records: RequestRecord[] = []
   for (const [k, { index: _, ...output }] of outcome.results.entries()) {
-    records.push({
-      ...output,
-      requestId: requests[scheduleIndexes[k]!]!.request.requestId,
-      outputLen: await resolveOutputLen(output, plan.tokenizer),
-    })
+    records.push(
+      withFields(output, {
+        requestId: requests[scheduleIndexes[k]!]!.request.requestId,
+        outputLen: await resolveOutputLen(output, plan.tokenizer),
+      }),
+    )
   }
   return {
     records,

@@ -15,6 +15,7 @@ import { filterByMaxModelLen } from '../datasets/sampling.ts'
 import { DatasetError } from '../errors.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { withFields } from '../with-fields.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
@@ -247,7 +248,7 @@ async function readyAndWarm(
     Array.from({ length: config.numWarmups }, (_, i) => ({ offsetS: 0, payload: i })),
     (i, signal) => {
       const request = firstRequest(`${prefix}warmup-${i}`)
-      return threads ? threads.send(request, signal) : backend.send({ ...request, signal }, client)
+      return threads ? threads.send(request, signal) : backend.send(withFields(request, { signal }), client)
     },
     {
       ...(config.load.maxConcurrency ? { maxConcurrency: config.load.maxConcurrency } : {}),

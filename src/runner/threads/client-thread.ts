@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { HttpClient } from '../../backends/http.ts'
 import { getBackend } from '../../backends/index.ts'
+import { withFields } from '../../with-fields.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from '../client-health.ts'
 import { DEFAULT_RETRY_POLICY, noRetries, type RetryStats, sendWithRetries } from '../retry.ts'
 import type { ClientThreadData, FromClientThread, ToClientThread } from './messages.ts'
@@ -32,7 +33,7 @@ port.on('message', (message: ToClientThread) => {
       const retries: RetryStats = noRetries()
       const signal = controller.signal
       void sendWithRetries(
-        (onEarlyFailure) => backend.send({ ...message.request, signal, onEarlyFailure }, client),
+        (onEarlyFailure) => backend.send(withFields(message.request, { signal, onEarlyFailure }), client),
         policy,
         retries,
         signal,
