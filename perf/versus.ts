@@ -6,8 +6,8 @@
  * modules it imports); both send to this checkout's simulator (`bin/servebench.js` from the
  * working directory). Each run is a fresh process, the two alternate their order from pair to
  * pair, and the figure is the ratio of the medians. This checkout's runs also measure the node:net
- * floor (framing only, client-floor.ts) after their own, the line no client on this machine gets
- * under: its ratio against the earlier commit is as far as a client could go here.
+ * floor (client-floor.ts: a socket that only finds the HTTP/1.1 framing) after their own; its ratio
+ * against the earlier commit is what a Node client that does nothing with the bytes reaches here.
  *
  * `VERSUS_REV` picks the commit (a commit from 83e289f on has the entry points the measurement
  * imports); `VERSUS_PAIRS` the pairs (3 by default).
