@@ -10,10 +10,10 @@ import { pendingOutput } from '../../src/backends/stream-request.ts'
 import type { BackendRequest } from '../../src/backends/types.ts'
 import { defaultBenchConfig } from '../../src/config/defaults.ts'
 import type { RequestRecord } from '../../src/config/records.ts'
-import { calculateMetrics } from '../../src/metrics/calculate.ts'
 import { measureRequests } from '../../src/runner/measure.ts'
 import type { PreparedRequests } from '../../src/runner/prepare.ts'
 import { noRetries } from '../../src/runner/retry.ts'
+import { runMetrics } from './run-metrics.ts'
 
 const REQUESTS = 2_000
 const TOKENS = 64
@@ -82,13 +82,7 @@ describe(`the metrics over those ${REQUESTS.toLocaleString('en')} records`, () =
   bench(
     'calculateMetrics (ttft, tpot, itl, e2el)',
     () => {
-      calculateMetrics(records, {
-        durationS: 30,
-        percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'],
-        metricPercentiles: [99],
-        hasTokenizer: true,
-        requestRateFinite: false,
-      })
+      runMetrics(records)
     },
     {
       setup: async () => {

@@ -6,10 +6,11 @@ import { bench, describe } from 'vitest'
 import type { RequestRecord } from '../../src/config/records.ts'
 import { blockBootstrapInterval } from '../../src/metrics/block-bootstrap.ts'
 import { assignBlocks } from '../../src/metrics/blocks.ts'
-import { calculateMetrics, msStatistics } from '../../src/metrics/calculate.ts'
+import { msStatistics } from '../../src/metrics/calculate.ts'
 import { bufferStatistic } from '../../src/metrics/fast-statistic.ts'
 import { percentile } from '../../src/metrics/percentile.ts'
 import { createRng } from '../../src/rng.ts'
+import { runMetrics } from './run-metrics.ts'
 
 const rng = createRng(1)
 // 2,000 requests of 64 tokens: 126,000 ITL samples, and the requests' TTFTs and start times.
@@ -44,13 +45,7 @@ describe("a run's metrics", () => {
     requestId: String(i),
   }))
   bench('calculateMetrics, 2,000 requests of 64 tokens (ttft, tpot, itl, e2el)', () => {
-    calculateMetrics(records, {
-      durationS: 30,
-      percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'],
-      metricPercentiles: [99],
-      hasTokenizer: true,
-      requestRateFinite: false,
-    })
+    runMetrics(records)
   })
 })
 
