@@ -11,6 +11,9 @@ import { defineConfig } from 'vitest/config'
 //   a Hugging Face tokenizer.json (test/tokenizers.ts loads each once per worker).
 // - `e2e`, `test/**/*.test.ts`: the CLI and real Vitest projects against the simulator. They may
 //   assert lower bounds on timings (a load only adds time) and relations, never upper bounds.
+// - `v8`, `<name>.v8.test.ts` anywhere: assertions on V8's hidden classes (test/hidden-class.ts). Each
+//   file in a fresh process started with --allow-natives-syntax, so what other files ran cannot
+//   change V8's state.
 // - `serial`, `test/serial/**` and `src/**/<name>.serial.test.ts`: assertions on elapsed time or on
 //   latencies against configured timings. Alone, after the other projects, one file at a time;
 //   tight bounds are skipped when the machine is busy with other work (test/serial/cpu-share.ts).
@@ -27,7 +30,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
-          exclude: ['src/**/*.int.test.ts', 'src/**/*.serial.test.ts'],
+          exclude: ['src/**/*.int.test.ts', 'src/**/*.serial.test.ts', '**/*.v8.test.ts'],
           setupFiles: [SEEDED, 'test/setup/no-sockets.ts'],
           // Pure tests share one module graph per worker: importing the graph again for each of ~70
           // files cost most of the project's time (docs/architecture.md, "Tests"). A test undoes what
@@ -59,7 +62,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/serial/**', 'test/projects/**'],
+          exclude: ['test/serial/**', 'test/projects/**', '**/*.v8.test.ts'],
           setupFiles: [SEEDED],
           // As in `integration`: one module graph per worker (most of these files import the same
           // helpers, schema and runner), state undone after each test.
@@ -67,6 +70,18 @@ export default defineConfig({
           unstubEnvs: true,
           unstubGlobals: true,
           restoreMocks: true,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'v8',
+          include: ['src/**/*.v8.test.ts', 'test/**/*.v8.test.ts'],
+          setupFiles: [SEEDED],
+          pool: 'forks',
+          isolate: true,
+          execArgv: ['--allow-natives-syntax'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

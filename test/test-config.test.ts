@@ -17,7 +17,7 @@ function unitTestFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) return unitTestFiles(path)
-    const unit = /\.test\.ts$/.test(entry.name) && !/\.(int|serial)\.test\.ts$/.test(entry.name)
+    const unit = /\.test\.ts$/.test(entry.name) && !/\.(int|serial|v8)\.test\.ts$/.test(entry.name)
     return unit ? [relative(ROOT, path)] : []
   })
 }
@@ -39,7 +39,7 @@ const NOT_UNIT: Array<{ pattern: RegExp; what: string }> = [
 describe('test configuration', () => {
   it('seeds fast-check in every project', () => {
     const projects = (config as { test: { projects: Project[] } }).test.projects
-    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'integration', 'e2e', 'serial'])
+    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'integration', 'e2e', 'v8', 'serial'])
     for (const project of projects) {
       expect({ project: project.test.name, setupFiles: project.test.setupFiles }).toEqual({
         project: project.test.name,
@@ -57,4 +57,20 @@ describe('test configuration', () => {
     }
     expect(offenders).toEqual([])
   })
+
+  it('keeps the hidden-class counts in the v8 project, where each file has a fresh process', () => {
+    const outside = [...testFiles(join(ROOT, 'src')), ...testFiles(join(ROOT, 'test'))].filter(
+      (file) =>
+        !file.endsWith('.v8.test.ts') && /hidden-class\.ts/.test(readFileSync(join(ROOT, file), 'utf8')),
+    )
+    expect(outside).toEqual([])
+  })
 })
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path)
+    return /\.test\.ts$/.test(entry.name) ? [relative(ROOT, path)] : []
+  })
+}
