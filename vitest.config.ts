@@ -19,6 +19,8 @@ import { defineConfig } from 'vitest/config'
 //   tight bounds are skipped when the machine is busy with other work (test/serial/cpu-share.ts).
 // Every project seeds fast-check (test/setup/fast-check.ts); test/test-config.test.ts checks both.
 const SEEDED = 'test/setup/fast-check.ts'
+// The projects that run the built package fail at once on a stale dist/.
+const FRESH_DIST = 'test/setup/fresh-dist.ts'
 
 export default defineConfig({
   test: {
@@ -64,6 +66,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/serial/**', 'test/projects/**', '**/*.v8.test.ts'],
           setupFiles: [SEEDED],
+          globalSetup: [FRESH_DIST],
           // As in `integration`: one module graph per worker (most of these files import the same
           // helpers, schema and runner), state undone after each test.
           isolate: false,
@@ -91,6 +94,7 @@ export default defineConfig({
           name: 'serial',
           include: ['test/serial/**/*.test.ts', 'src/**/*.serial.test.ts'],
           setupFiles: [SEEDED],
+          globalSetup: [FRESH_DIST],
           // After the other projects (group 0) have finished, and one file at a time: nothing else
           // of `npm test` competes for the CPUs while these tests measure.
           sequence: { groupOrder: 1 },

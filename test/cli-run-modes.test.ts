@@ -57,8 +57,9 @@ describe('speculative decoding, steady state, probe and profile', () => {
       expect(draftTokens).toBeGreaterThan(100)
       expect(Math.abs(rate - 0.6)).toBeLessThan(4 * Math.sqrt((0.6 * 0.4) / draftTokens))
       expect(result!.spec_decode_per_position_acceptance_rates).toHaveLength(3)
-      // Several tokens per event: fewer chunks than tokens, so TPOT is below the 5 ms step.
-      expect(result!.median_tpot_ms as number).toBeLessThan(5)
+      // Several tokens per event: fewer gaps than tokens, so a request's TPOT (its gaps over its
+      // tokens) is below the mean gap between events, whatever the machine's load.
+      expect(result!.mean_tpot_ms as number).toBeLessThan(result!.mean_itl_ms as number)
       expect(run.stdout).toContain('---------------Speculative Decoding---------------')
 
       const ss = result!.steady_state as { window: Record<string, number>; request_throughput: number }

@@ -56,14 +56,9 @@ describe('--client-threads', () => {
       expect(record.startTimeS).toBeGreaterThanOrEqual(record.arrivalTimeS - 1e-3)
       expect(record.startTimeS + record.latencyS).toBeLessThanOrEqual(clock.endS + 1e-3)
     }
-    // Timings agree within noise: the simulator's 40 ms TTFT is a floor for both, and the medians
-    // of the two runs are within a loaded machine's noise of each other (a clock offset between
-    // threads would show as seconds, not milliseconds).
+    // The simulator's 40 ms TTFT is a floor for both; that their medians agree is judged on the wall
+    // clock, in test/serial/dataset-timings.test.ts.
     for (const file of [one.file, two.file]) expect(file.median_ttft_ms).toBeGreaterThanOrEqual(40)
-    for (const key of ['median_ttft_ms', 'median_e2el_ms'] as const) {
-      const [a, b] = [one.file[key] as number, two.file[key] as number]
-      expect(Math.abs(b - a)).toBeLessThan(Math.max(100, a))
-    }
     // The self-check is per thread: the main thread's dispatch figures and one entry per client thread.
     const health = two.file.client_health as {
       threads?: Array<{ saturated: boolean }>
