@@ -287,8 +287,8 @@ describe('compare', () => {
     expect(run.stderr).toBe(
       [
         'servebench: Invalid configuration (2 issues):',
+        '  - --fail-off is not a servebench compare flag; did you mean --fail-on? valid: --markdown, --fail-on, --help',
         '  - --fail-on must be <metric>:<+|-><change>[%], such as p99_ttft_ms:+10% or request_throughput:-5% (got "p99_ttft_ms+10%")',
-        '  - --fail-off is not a flag of servebench compare; valid: --markdown, --fail-on, --help',
         '',
       ].join('\n'),
     )

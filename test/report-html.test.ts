@@ -202,7 +202,7 @@ describe('servebench report and compare --markdown', () => {
     ])
     expect([bad.code, bad.stderr]).toEqual([
       2,
-      'servebench: Invalid configuration (3 issues):\n  - --bogus is not a flag of servebench report; valid: -o, --output, --title, --summary, --history, --csv\n  - -o needs a value\n  - report needs at least one result file; see servebench report --help\n',
+      'servebench: Invalid configuration (3 issues):\n  - --bogus is not a servebench report flag; valid: --output, -o, --title, --summary, --history, --csv, --help\n  - --output needs a value\n  - report needs at least one result file (got 0); see servebench report --help\n',
     ])
     expect(
       [sweep.code, compare.code, markdown.code],

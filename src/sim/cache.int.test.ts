@@ -1,7 +1,8 @@
 import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
+import { parseSimArgs, simUsage } from '../cli/sim-args.ts'
 import { ConfigError } from '../errors.ts'
-import { parseSimArgs, resolveSimOptions, simUsage } from './options.ts'
+import { resolveSimOptions } from './options.ts'
 import { SIM_PROFILES } from './profiles.ts'
 import { startSimulator } from './server.ts'
 
@@ -102,7 +103,7 @@ describe('KV-cache and profile options', () => {
       },
     ])
     expect(issuesOf(() => parseSimArgs(['--no-enable-prefix-caching=false', '--block-size', '0']))).toEqual([
-      { path: '--no-enable-prefix-caching', message: 'takes no value' },
+      { path: '--no-enable-prefix-caching', message: 'takes no value (got "false")' },
       { path: '--block-size', message: "must be an integer between 1 and 1024 (got '0')" },
     ])
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { parseSimArgs } from '../cli/sim-args.ts'
 import { ConfigError } from '../errors.ts'
 import { FaultInjector, formatFault, parseFaultFlag, resolveFaults } from './faults.ts'
-import { parseSimArgs } from './options.ts'
 
 function issuesOf(fn: () => unknown): string[] {
   try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { parseSimArgs, SIM_FLAGS, simUsage } from '../cli/sim-args.ts'
 import { ConfigError } from '../errors.ts'
-import { DEFAULT_SIM_OPTIONS, parseSimArgs, resolveSimOptions, SIM_FLAGS, simUsage } from './options.ts'
+import { DEFAULT_SIM_OPTIONS, resolveSimOptions } from './options.ts'
 
 function issuesOf(fn: () => unknown): { path: string; message: string }[] {
   try {
@@ -49,12 +50,13 @@ describe('parseSimArgs', () => {
     expect(parseSimArgs(['--ttft-ms', '100', '--itl-ms=20'])).toEqual({ ttftMs: 100, itlMs: 20 })
   })
 
-  it('names an unknown flag and lists the valid ones', () => {
-    const issues = issuesOf(() => parseSimArgs(['--bogus', '1']))
-    expect(issues[0]).toEqual({
-      path: '--bogus',
-      message: `is not a flag of servebench sim; valid flags: ${SIM_FLAGS.map((f) => f.name).join(', ')}`,
-    })
+  it('names an unknown flag once, with the closest one, and not its value', () => {
+    expect(issuesOf(() => parseSimArgs(['--prot', '8400']))).toEqual([
+      { path: '--prot', message: 'is not a servebench sim flag; did you mean --port? (see --help)' },
+    ])
+    expect(issuesOf(() => parseSimArgs(['--bogus', '1']))).toEqual([
+      { path: '--bogus', message: 'is not a servebench sim flag (see --help)' },
+    ])
   })
 
   it('reports every bad value at once, each with what is valid', () => {
@@ -86,13 +88,13 @@ describe('parseSimArgs', () => {
   it('names a value flag given no value', () => {
     expect(issuesOf(() => parseSimArgs(['--model']))).toEqual([{ path: '--model', message: 'needs a value' }])
     expect(issuesOf(() => parseSimArgs(['--port', '--seed', '1']))).toEqual([
-      { path: '--port', message: 'needs a value' },
+      { path: '--port', message: 'needs a value (a number)' },
     ])
   })
 
   it('rejects a stray positional argument', () => {
     expect(issuesOf(() => parseSimArgs(['serve']))[0]!.message).toMatch(
-      /^is an unexpected argument; valid flags:/,
+      /^is not a flag; values follow the flag they belong to$/,
     )
   })
 

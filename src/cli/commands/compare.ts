@@ -11,6 +11,7 @@ import {
 } from '../../report/fail-on.ts'
 import { RESULT_SCHEMA, validateResultFile } from '../../report/schema/index.ts'
 import { validateModeFile } from '../../report/schema/modes.ts'
+import { asksForHelp, type CommandArgs, scanCommandArgs } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench compare <A.json> <B.json> [--markdown] [--fail-on <metric>:<+|-><change>[%]]...
@@ -30,21 +31,22 @@ NO_COLOR to turn it off. Both files must be result files of the Python \`vllm be
 Exit codes: 0 every threshold held, 1 a threshold was crossed, 2 a bad file or flag.
 `
 
+const COMPARE_ARGS: CommandArgs = {
+  command: 'servebench compare',
+  flags: [
+    { name: '--markdown', type: 'boolean', help: 'print the pull-request table' },
+    { name: '--fail-on', type: 'string', repeatable: true, help: 'a threshold, such as p99_ttft_ms:+10%' },
+  ],
+  positionals: { what: 'result files A B', min: 2, max: 2 },
+}
+
 /** `servebench compare A B [--fail-on …]` and `servebench serve --compare A B`. No server is contacted. */
 export async function runCompareCommand(args: readonly string[]): Promise<number> {
-  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+  if (asksForHelp(args)) {
     process.stdout.write(USAGE)
     return EXIT_CODES.ok
   }
   const { paths, thresholds, markdown } = parseCompareArgs(args)
-  if (paths.length !== 2) {
-    throw new ConfigError([
-      {
-        path: 'compare',
-        message: `needs two result files A B (got ${paths.length}); see servebench compare --help`,
-      },
-    ])
-  }
   const [a, b] = await Promise.all(paths.map(readResult))
   const outcomes = judgeAll(thresholds, a!, b!)
   process.stdout.write(
@@ -65,40 +67,16 @@ function parseCompareArgs(args: readonly string[]): {
   thresholds: FailOnThreshold[]
   markdown: boolean
 } {
-  let markdown = false
-  const paths: string[] = []
-  const thresholds: FailOnThreshold[] = []
   const issues: ConfigIssue[] = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    let value: string | undefined
-    if (arg === '--markdown') {
-      markdown = true
-      continue
-    }
-    if (arg === '--fail-on') {
-      value = args[++i]
-      if (value === undefined) {
-        issues.push({ path: '--fail-on', message: 'needs a value, such as p99_ttft_ms:+10%' })
-        continue
-      }
-    } else if (arg.startsWith('--fail-on=')) value = arg.slice('--fail-on='.length)
-    else if (arg.startsWith('-') && arg !== '-') {
-      issues.push({
-        path: arg,
-        message: 'is not a flag of servebench compare; valid: --markdown, --fail-on, --help',
-      })
-      continue
-    } else {
-      paths.push(arg)
-      continue
-    }
+  const { flags, positionals } = scanCommandArgs(args, COMPARE_ARGS, issues)
+  const thresholds: FailOnThreshold[] = []
+  for (const value of (flags.get('--fail-on') as string[] | undefined) ?? []) {
     const parsed = parseFailOn(value)
     if ('error' in parsed) issues.push({ path: '--fail-on', message: parsed.error })
     else thresholds.push(parsed)
   }
   if (issues.length > 0) throw new ConfigError(issues)
-  return { paths, thresholds, markdown }
+  return { paths: positionals, thresholds, markdown: flags.has('--markdown') }
 }
 
 type Input = { path: string; result: Record<string, unknown> }

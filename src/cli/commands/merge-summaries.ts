@@ -6,6 +6,7 @@ import { type RunSummary, renderMarkdownSummary } from '../../report/markdown.ts
 import { mergeSummaries, type ShardSummary, summaryProblems } from '../../report/merge-summaries.ts'
 import { consoleLine, failedCheckLines } from '../../report/summary-console.ts'
 import { SUMMARY_JSON, SUMMARY_MARKDOWN } from '../../vitest/node/reporter.ts'
+import { asksForHelp, type CommandArgs, scanCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench merge-summaries <dir|summary.json>... [--output-dir DIR] [--junit FILE]
@@ -20,7 +21,7 @@ Exit codes: 0 every benchmark passed, 1 one failed, 2 a bad file or flag.
 
 /** `servebench merge-summaries DIR… [--output-dir DIR] [--junit FILE]`. */
 export async function runMergeSummariesCommand(args: readonly string[]): Promise<number> {
-  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+  if (asksForHelp(args)) {
     process.stdout.write(USAGE)
     return EXIT_CODES.ok
   }
@@ -54,37 +55,27 @@ export async function runMergeSummariesCommand(args: readonly string[]): Promise
   return merged.benchmarks.some((b) => b.state === 'failed') ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
 }
 
+const MERGE_SUMMARIES_ARGS: CommandArgs = {
+  command: 'servebench merge-summaries',
+  flags: [
+    { name: '--output-dir', type: 'string', help: 'the folder of the merged summary' },
+    { name: '--junit', type: 'string', help: 'also write JUnit XML to this file' },
+  ],
+  positionals: { what: 'shard folder or servebench-summary.json', min: 1 },
+}
+
 function parseArgs(args: readonly string[]): { inputs: string[]; outputDir: string; junit?: string } {
-  const inputs: string[] = []
   const issues: ConfigIssue[] = []
-  let outputDir = 'servebench-merged'
-  let junit: string | undefined
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    const [flag, inline] =
-      arg.startsWith('--') && arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg, undefined]
-    if (flag === '--output-dir' || flag === '--junit') {
-      const value = inline ?? args[++i]
-      if (value === undefined || value === '') issues.push({ path: flag, message: 'needs a path' })
-      else if (flag === '--output-dir') outputDir = value
-      else junit = value
-    } else if (arg.startsWith('-')) {
-      issues.push({
-        path: arg,
-        message: 'is not a flag of servebench merge-summaries; valid: --output-dir, --junit, --help',
-      })
-    } else inputs.push(arg)
-  }
-  if (inputs.length === 0)
-    issues.push({
-      path: 'merge-summaries',
-      message:
-        'needs at least one shard folder or servebench-summary.json; see servebench merge-summaries --help',
-    })
+  const { flags, positionals } = scanCommandArgs(args, MERGE_SUMMARIES_ARGS, issues)
+  const outputDir = stringFlag(flags, '--output-dir') ?? 'servebench-merged'
+  const junit = stringFlag(flags, '--junit')
+  for (const [flag, value] of [
+    ['--output-dir', outputDir],
+    ['--junit', junit],
+  ] as const)
+    if (value === '') issues.push({ path: flag, message: 'needs a path' })
   if (issues.length > 0) throw new ConfigError(issues)
-  return { inputs, outputDir, ...(junit !== undefined ? { junit } : {}) }
+  return { inputs: positionals, outputDir, ...(junit !== undefined ? { junit } : {}) }
 }
 
 async function readSummary(input: string): Promise<ShardSummary> {

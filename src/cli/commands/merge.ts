@@ -4,6 +4,7 @@ import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatResultTable } from '../../report/console.ts'
 import { mergeSegments, type ReadSegment } from '../../report/merge-segments.ts'
 import { checkOutputDestination, writeResult } from '../../report/write.ts'
+import { asksForHelp, type CommandArgs, parseCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench merge SEGMENT.json... [--save-result] [--save-detailed] [--result-dir DIR] [--result-filename NAME] [--label LABEL]
@@ -14,42 +15,38 @@ recomputed from all requests together. The segments must share one configuration
 include every index once. Prints the result table and the start skew between the segments.
 `
 
-const VALUE_FLAGS = ['--result-dir', '--result-filename', '--label'] as const
-const SWITCHES = ['--save-result', '--save-detailed'] as const
+const MERGE_ARGS: CommandArgs = {
+  command: 'servebench merge',
+  flags: [
+    { name: '--save-result', type: 'boolean', help: 'write the merged result' },
+    { name: '--save-detailed', type: 'boolean', help: 'with the per-request arrays' },
+    { name: '--result-dir', type: 'string', help: 'the folder of the merged result' },
+    { name: '--result-filename', type: 'string', help: 'its file name' },
+    { name: '--label', type: 'string', help: 'the label written in the result' },
+  ],
+  positionals: { what: 'segment file', min: 1 },
+}
 
 /** `servebench merge SEGMENTS… [--save-result]`: no server is contacted. */
 export async function runMergeCommand(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  if (asksForHelp(argv)) {
     process.stdout.write(USAGE)
     return EXIT_CODES.ok
   }
-  const paths: string[] = []
-  const values = new Map<string, string>()
-  const switches = new Set<string>()
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if ((SWITCHES as readonly string[]).includes(arg)) switches.add(arg)
-    else if ((VALUE_FLAGS as readonly string[]).includes(arg)) {
-      const value = argv[++i]
-      if (value === undefined) throw new ConfigError([{ path: arg, message: 'needs a value' }])
-      values.set(arg, value)
-    } else if (arg.startsWith('--')) {
-      throw new ConfigError([
-        { path: arg, message: `is not a merge flag; valid: ${[...SWITCHES, ...VALUE_FLAGS].join(', ')}` },
-      ])
-    } else paths.push(arg)
-  }
+  const { flags, positionals: paths } = parseCommandArgs(argv, MERGE_ARGS)
+  const resultDir = stringFlag(flags, '--result-dir')
+  const resultFilename = stringFlag(flags, '--result-filename')
   const output: OutputConfig = {
-    saveResult: switches.has('--save-result'),
-    saveDetailed: switches.has('--save-detailed'),
+    saveResult: flags.has('--save-result'),
+    saveDetailed: flags.has('--save-detailed'),
     appendResult: false,
-    ...(values.has('--result-dir') ? { resultDir: values.get('--result-dir')! } : {}),
-    ...(values.has('--result-filename') ? { resultFilename: values.get('--result-filename')! } : {}),
+    ...(resultDir !== undefined ? { resultDir } : {}),
+    ...(resultFilename !== undefined ? { resultFilename } : {}),
   }
   if (output.saveResult) await checkOutputDestination(output)
   const merged = mergeSegments(await Promise.all(paths.map(readSegment)))
   const { result } = merged
-  const label = values.get('--label')
+  const label = stringFlag(flags, '--label')
   if (label !== undefined) result.label = label
   process.stdout.write(
     formatResultTable(result, {

@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path'
-import { ConfigError, EXIT_CODES } from '../../errors.ts'
+import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
 import { parseResultText } from '../../report/compare.ts'
 import { requestsCsv, summaryCsv } from '../../report/csv.ts'
 import { type HistoryEntry, parseHistory } from '../../report/history.ts'
@@ -7,6 +7,7 @@ import { buildHtmlReport } from '../../report/html-report.ts'
 import type { RunSummary } from '../../report/markdown.ts'
 import type { ReportResult } from '../../report/report-sections.ts'
 import { readChartLibrary, writeReportFile } from '../../report/write.ts'
+import { asksForHelp, type CommandArgs, scanCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 
 const USAGE = `Usage: servebench report <result.json>… [-o report.html] [flags]
@@ -36,7 +37,7 @@ interface ReportArgs {
 
 /** `servebench report RESULTS… -o report.html`. No server is contacted. */
 export async function runReportCommand(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  if (asksForHelp(argv)) {
     process.stdout.write(USAGE)
     return EXIT_CODES.ok
   }
@@ -81,38 +82,29 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
   return EXIT_CODES.ok
 }
 
+const REPORT_ARGS: CommandArgs = {
+  command: 'servebench report',
+  flags: [
+    { name: '--output', aliases: ['-o'], type: 'string', help: 'the HTML file' },
+    { name: '--title', type: 'string', help: 'the page title' },
+    { name: '--summary', type: 'string', help: 'a servebench-summary.json' },
+    { name: '--history', type: 'string', help: 'a history file (JSON Lines)' },
+    { name: '--csv', type: 'string', help: 'a folder for CSV files' },
+  ],
+  positionals: { what: 'result file', min: 1 },
+}
+
 function parseReportArgs(argv: readonly string[]): ReportArgs {
-  const files: string[] = []
-  const values: Record<string, string> = {}
-  const issues: Array<{ path: string; message: string }> = []
-  const names: Record<string, string> = {
-    '-o': 'output',
-    '--output': 'output',
-    '--title': 'title',
-    '--summary': 'summary',
-    '--history': 'history',
-    '--csv': 'csv',
+  const issues: ConfigIssue[] = []
+  const { flags, positionals: files } = scanCommandArgs(argv, REPORT_ARGS, issues)
+  const values: Omit<ReportArgs, 'files' | 'output'> & { output?: string } = {}
+  for (const key of ['output', 'title', 'summary', 'history', 'csv'] as const) {
+    const value = stringFlag(flags, `--${key}`)
+    if (value === '') issues.push({ path: `--${key}`, message: 'needs a value' })
+    else if (value !== undefined) values[key] = value
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
-    const flag = eq > 0 ? arg.slice(0, eq) : arg
-    const key = names[flag]
-    if (key !== undefined) {
-      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i]
-      if (value === undefined || value === '') issues.push({ path: flag, message: 'needs a value' })
-      else values[key] = value
-    } else if (arg.startsWith('-')) {
-      issues.push({
-        path: arg,
-        message: `is not a flag of servebench report; valid: ${Object.keys(names).join(', ')}`,
-      })
-    } else files.push(arg)
-  }
-  if (files.length === 0)
-    issues.push({ path: 'report', message: 'needs at least one result file; see servebench report --help' })
   if (issues.length > 0) throw new ConfigError(issues)
-  return { files, output: values.output ?? 'servebench-report.html', ...values }
+  return { files, ...values, output: values.output ?? 'servebench-report.html' }
 }
 
 // `q-infqps-concurrency16-sim-model-20261201-181205.json` → `q-infqps-concurrency16-sim-model`.
