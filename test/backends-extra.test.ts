@@ -10,8 +10,8 @@ import {
   DEFAULT_POOLING_PERCENTILE_METRICS,
   defaultBenchConfig,
 } from '../src/config/defaults.ts'
-import { resultForFile } from '../src/report/result-json.ts'
-import { validateResultFile } from '../src/report/schema/index.ts'
+import { resultForFile } from '../src/report/result/result-json.ts'
+import { validateResultFile } from '../src/report/result/schema/index.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
 import { test } from './helpers.ts'
 

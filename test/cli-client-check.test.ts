@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest'
-import { validateModeFile } from '../src/report/schema/modes.ts'
+import { validateModeFile } from '../src/report/result/schema/modes.ts'
 import { smallRunFlags } from './faults/fault-helpers.ts'
 import { readJsonFiles, readOnlyResult, runCli, test } from './helpers.ts'
 

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
-import { validateResultFile } from '../src/report/schema/index.ts'
-import { validateModeFile } from '../src/report/schema/modes.ts'
+import { validateResultFile } from '../src/report/result/schema/index.ts'
+import { validateModeFile } from '../src/report/result/schema/modes.ts'
 import { readJsonFiles, readOnlyResult, runCli, test } from './helpers.ts'
 
 // What every run of a sweep, --num-runs or multi-turn reports: the failure-ratio checks, and the

@@ -6,8 +6,8 @@ import {
   datasetStatsPng,
   PLOT_COLORS,
   panelPixel,
-} from '../src/report/dataset-stats-plot.ts'
-import { validateResultFile } from '../src/report/schema/index.ts'
+} from '../src/report/plot/dataset-stats-plot.ts'
+import { validateResultFile } from '../src/report/result/schema/index.ts'
 import { runCli, test } from './helpers.ts'
 import { decodePng } from './png-decode.ts'
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { validateResultFile } from '../src/report/schema/index.ts'
-import { validateModeFile } from '../src/report/schema/modes.ts'
+import { validateResultFile } from '../src/report/result/schema/index.ts'
+import { validateModeFile } from '../src/report/result/schema/modes.ts'
 import { ROOT, readJsonFiles, runCli, test } from './helpers.ts'
 import { type ProxyCall, startRecordingProxy } from './server-helpers.ts'
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { test as base, expect } from 'vitest'
-import { validateResultFile } from '../src/report/schema/index.ts'
+import { validateResultFile } from '../src/report/result/schema/index.ts'
 import type { SimOptions } from '../src/sim/options.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 

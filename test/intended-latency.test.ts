@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest'
-import { resultForFile } from '../src/report/result-json.ts'
+import { resultForFile } from '../src/report/result/result-json.ts'
 import { intendedSamplesMs } from '../src/vitest/runtime/samples.ts'
 import { configFrom, runAndWrite, smallRunFlags } from './faults/fault-helpers.ts'
 import { test } from './helpers.ts'

@@ -48,6 +48,11 @@ const RULES: Rule[] = [
     why: 'the engine takes a BenchConfig; reading the CLI and DSL options sits above it',
   },
   {
+    from: /^report\/(result|console|summary|html|plot|compare)\//,
+    forbidden: /^report\/files\//,
+    why: 'the parts of report/ build and render; only report/files/ puts them on disk',
+  },
+  {
     from: /^(index\.ts$|vitest\/runtime\/|vitest\/shared\/)/,
     forbidden: /^vitest\/node\//,
     why: 'worker-side code never imports main-process code',
@@ -77,6 +82,14 @@ describe('layering', () => {
       .filter((edge) => / imports datasets\//.test(edge))
     expect(edges).toEqual([])
     expect(importsOf(join(SRC, 'options/serve-flags.ts'))).toContain('datasets/registry.ts')
+  })
+
+  it('in report/, only the files layer (report/files/) touches the filesystem', () => {
+    const offenders = listTs(join(SRC, 'report'))
+      .map((file) => relative(SRC, file))
+      .filter((file) => !file.startsWith('report/files/') && !file.endsWith('.test.ts'))
+      .filter((file) => /from ['"](node:)?fs(\/promises)?['"]/.test(readFileSync(join(SRC, file), 'utf8')))
+    expect(offenders).toEqual([])
   })
 
   it('library code outside the CLI and the reporter never calls console.log', () => {

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { validateResultFile } from '../src/report/schema/index.ts'
+import { validateResultFile } from '../src/report/result/schema/index.ts'
 import { latestRunFolder, runVitest } from './vitest-helpers.ts'
 
 let dir: string

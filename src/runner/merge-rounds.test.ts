@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { defaultBenchConfig } from '../config/defaults.ts'
 import type { RequestRecord } from '../config/records.ts'
 import { calculateMetrics } from '../metrics/calculate.ts'
-import { buildResult } from '../report/result-json.ts'
+import { buildResult } from '../report/result/result-json.ts'
 import { mergeRounds } from './merge-rounds.ts'
 import type { RunOutcome } from './run-benchmark.ts'
 

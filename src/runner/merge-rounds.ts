@@ -4,7 +4,7 @@ import {
   readServerMetrics,
   SERVER_METRICS_KEY,
   type ServerMetricsSeries,
-} from '../report/server-metrics-key.ts'
+} from '../report/result/server-metrics-key.ts'
 import { noRetries } from './retry.ts'
 import type { RunOutcome } from './run-types.ts'
 import { summariseRecords } from './summarise.ts'

@@ -5,8 +5,8 @@ import {
   multiRunBanner,
   multiRunRunBanner,
   summariseRuns,
-} from '../report/multi-run.ts'
-import type { AnyBenchResult } from '../report/run-result.ts'
+} from '../report/result/multi-run.ts'
+import type { AnyBenchResult } from '../report/result/run-result.ts'
 import { runBenchmark } from './run-benchmark.ts'
 import type { ModeHooks, RunPlan } from './run-plan.ts'
 import type { RunOutcome } from './run-types.ts'

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { RequestOutput } from '../config/records.ts'
 import { percentile } from '../metrics/percentile.ts'
-import type { ProbeSummary } from '../report/extra-keys.ts'
+import type { ProbeSummary } from '../report/result/extra-keys.ts'
 
 /** A running probe loop. */
 export interface Probe {

@@ -1,5 +1,5 @@
 import type { BenchConfig } from '../config/bench-config.ts'
-import type { ResultSetup } from '../report/result-json.ts'
+import type { ResultSetup } from '../report/result/result-json.ts'
 
 /** What a run found out that its result's setup keys need besides the configuration. */
 export interface RunFacts {
@@ -9,7 +9,7 @@ export interface RunFacts {
   numPrompts: number
 }
 
-/** The setup keys of a result (Python's order and names are `report/result-json.ts`'s concern). */
+/** The setup keys of a result (Python's order and names are `report/result/result-json.ts`'s concern). */
 export function resultSetup(config: BenchConfig, facts: RunFacts): ResultSetup {
   return {
     date: facts.date,

@@ -1,7 +1,7 @@
 import type { HttpClient } from '../backends/http.ts'
 import type { RequestRecord } from '../config/records.ts'
 import type { ClientHealthSummary } from '../metrics/client-health.ts'
-import type { RunResult } from '../report/run-result.ts'
+import type { RunResult } from '../report/result/run-result.ts'
 import type { RetryStats } from './retry.ts'
 
 export interface RunHooks {

@@ -1,6 +1,6 @@
 import type { BenchConfig } from '../config/bench-config.ts'
 import { configFingerprint } from '../config/fingerprint.ts'
-import { buildSegmentFile, type SegmentFile } from '../report/segment-file.ts'
+import { buildSegmentFile, type SegmentFile } from '../report/result/segment-file.ts'
 import { resultSetup } from './result-setup.ts'
 import type { RunOutcome } from './run-types.ts'
 

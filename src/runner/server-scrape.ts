@@ -5,7 +5,7 @@ import {
   type ServerScrape,
   scrapeValues,
   serverMetricsJson,
-} from '../report/server-metrics-key.ts'
+} from '../report/result/server-metrics-key.ts'
 import { scrapeMetricsText } from './server-metrics.ts'
 
 /** A scrape loop started before a timed run. */

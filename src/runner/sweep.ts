@@ -1,5 +1,5 @@
 import type { BenchConfig, SweepConfig } from '../config/bench-config.ts'
-import { formatSweepSummary, type SweepPoint, sweepBanner, sweepPointBanner } from '../report/sweep.ts'
+import { formatSweepSummary, type SweepPoint, sweepBanner, sweepPointBanner } from '../report/result/sweep.ts'
 import { runBenchmark } from './run-benchmark.ts'
 import type { ModeHooks, RunPlan } from './run-plan.ts'
 import type { RunOutcome } from './run-types.ts'

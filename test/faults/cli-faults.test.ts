@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
-import { validateResultFile } from '../../src/report/schema/index.ts'
+import { validateResultFile } from '../../src/report/result/schema/index.ts'
 import { startSimulator } from '../../src/sim/server.ts'
 import { runCli, test } from '../helpers.ts'
 import { spawnCli } from '../hostile/hostile-helpers.ts'

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect } from 'vitest'
-import { checkOutputDestination } from '../../src/report/write.ts'
+import { checkOutputDestination } from '../../src/report/files/write.ts'
 import { type ScriptServer, startScriptServer } from '../backends/script-server.ts'
 import { runCli, test } from '../helpers.ts'
 import { hostileFlags, neverAnswer } from './hostile-helpers.ts'

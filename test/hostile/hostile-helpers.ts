@@ -3,7 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { expect } from 'vitest'
-import { validateResultFile } from '../../src/report/schema/index.ts'
+import { validateResultFile } from '../../src/report/result/schema/index.ts'
 import { BIN, ROOT } from '../helpers.ts'
 
 /** A spawned `servebench serve` whose output can be awaited line by line. */

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
-import { multiRunJson } from '../../src/report/multi-run.ts'
-import { validateModeFile } from '../../src/report/schema/modes.ts'
+import { multiRunJson } from '../../src/report/result/multi-run.ts'
+import { validateModeFile } from '../../src/report/result/schema/modes.ts'
 import { runMultiRun } from '../../src/runner/multi-run.ts'
 import { configFrom, smallRunFlags } from '../faults/fault-helpers.ts'
 import { test } from '../helpers.ts'

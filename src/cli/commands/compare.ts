@@ -1,6 +1,6 @@
 import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
-import { formatComparison, parseResultText } from '../../report/compare.ts'
-import { renderCompareMarkdown } from '../../report/compare-markdown.ts'
+import { formatComparison, parseResultText } from '../../report/compare/compare.ts'
+import { renderCompareMarkdown } from '../../report/compare/compare-markdown.ts'
 import {
   type FailOnOutcome,
   type FailOnThreshold,
@@ -8,9 +8,9 @@ import {
   numericValue,
   parseFailOn,
   renderFailOn,
-} from '../../report/fail-on.ts'
-import { RESULT_SCHEMA, validateResultFile } from '../../report/schema/index.ts'
-import { validateModeFile } from '../../report/schema/modes.ts'
+} from '../../report/compare/fail-on.ts'
+import { RESULT_SCHEMA, validateResultFile } from '../../report/result/schema/index.ts'
+import { validateModeFile } from '../../report/result/schema/modes.ts'
 import { asksForHelp, type CommandArgs, scanCommandArgs } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 

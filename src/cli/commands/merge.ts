@@ -1,9 +1,9 @@
 import type { OutputConfig } from '../../config/bench-config.ts'
 import { ConfigError, EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
-import { formatResultTable } from '../../report/console.ts'
-import { mergeSegments, type ReadSegment } from '../../report/merge-segments.ts'
-import { checkOutputDestination, writeResult } from '../../report/write.ts'
+import { formatResultTable } from '../../report/console/console.ts'
+import { checkOutputDestination, writeResult } from '../../report/files/write.ts'
+import { mergeSegments, type ReadSegment } from '../../report/result/merge-segments.ts'
 import { asksForHelp, type CommandArgs, parseCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 

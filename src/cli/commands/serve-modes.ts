@@ -1,18 +1,18 @@
 import type { BenchConfig } from '../../config/bench-config.ts'
 import { EXIT_CODES } from '../../errors.ts'
 import { hasGoodput } from '../../metrics/goodput.ts'
-import { formatClientHealthLine } from '../../report/client-keys.ts'
-import { formatFailedRequests, formatResultTable } from '../../report/console.ts'
-import { formatMultiTurnTable } from '../../report/multi-turn.ts'
-import { formatPoolingResultTable } from '../../report/pooling-result.ts'
+import { formatFailedRequests, formatResultTable } from '../../report/console/console.ts'
+import { formatSteadyStateSection } from '../../report/console/steady-state-console.ts'
 import {
   type ResultNaming,
   type RunFile,
   writeMultiRunFile,
   writeRunFiles,
   writeSweepFile,
-} from '../../report/run-files.ts'
-import { formatSteadyStateSection } from '../../report/steady-state-console.ts'
+} from '../../report/files/run-files.ts'
+import { formatClientHealthLine } from '../../report/result/client-keys.ts'
+import { formatMultiTurnTable } from '../../report/result/multi-turn.ts'
+import { formatPoolingResultTable } from '../../report/result/pooling-result.ts'
 import { runMultiRun } from '../../runner/multi-run.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import type { ModeHooks, RunPlan } from '../../runner/run-plan.ts'

@@ -3,7 +3,7 @@
  * baseline samples and the commit the run measured.
  */
 import { execFileSync } from 'node:child_process'
-import type { SummaryBenchmark } from '../../report/markdown.ts'
+import type { SummaryBenchmark } from '../../report/summary/markdown.ts'
 import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 
 // The stored baseline's samples of a benchmark compared with one (its runs pooled), for the report;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { SummaryBenchmark } from '../../report/markdown.ts'
-import { consoleLine } from '../../report/summary-console.ts'
+import type { SummaryBenchmark } from '../../report/summary/markdown.ts'
+import { consoleLine } from '../../report/summary/summary-console.ts'
 import { assertTimelineOption } from './plugin.ts'
 
 const bench = (metrics: SummaryBenchmark['metrics']): SummaryBenchmark => ({

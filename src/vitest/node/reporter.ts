@@ -1,31 +1,36 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node'
-import { requestsCsv, summaryCsv } from '../../report/csv.ts'
-import { benchmarkAnnotations, formatAnnotation } from '../../report/github-annotations.ts'
-import { formatHistoryLines, type HistoryEntry, historyEntries, parseHistory } from '../../report/history.ts'
-import { buildHtmlReport } from '../../report/html-report.ts'
-import { renderJunitXml } from '../../report/junit.ts'
-import {
-  type RunSummary,
-  renderMarkdownSummary,
-  type SummaryBenchmark,
-  type SummaryMetrics,
-  type SummaryVerdictValue,
-} from '../../report/markdown.ts'
-import type { PoolingBenchResult } from '../../report/pooling-result.ts'
-import { renderPrComment } from '../../report/pr-comment.ts'
-import type { BenchResult } from '../../report/result-types.ts'
-import { type RunFile, writeRunFiles } from '../../report/run-files.ts'
-import type { RunResult } from '../../report/run-result.ts'
-import { consoleLine, failedCheckLines } from '../../report/summary-console.ts'
+import { type RunFile, writeRunFiles } from '../../report/files/run-files.ts'
 import {
   appendHistory,
   readChartLibrary,
   requestsCsvPath,
   resultPath,
   writeReportFile,
-} from '../../report/write.ts'
+} from '../../report/files/write.ts'
+import { buildHtmlReport } from '../../report/html/html-report.ts'
+import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
+import type { BenchResult } from '../../report/result/result-types.ts'
+import type { RunResult } from '../../report/result/run-result.ts'
+import { requestsCsv, summaryCsv } from '../../report/summary/csv.ts'
+import { benchmarkAnnotations, formatAnnotation } from '../../report/summary/github-annotations.ts'
+import {
+  formatHistoryLines,
+  type HistoryEntry,
+  historyEntries,
+  parseHistory,
+} from '../../report/summary/history.ts'
+import { renderJunitXml } from '../../report/summary/junit.ts'
+import {
+  type RunSummary,
+  renderMarkdownSummary,
+  type SummaryBenchmark,
+  type SummaryMetrics,
+  type SummaryVerdictValue,
+} from '../../report/summary/markdown.ts'
+import { renderPrComment } from '../../report/summary/pr-comment.ts'
+import { consoleLine, failedCheckLines } from '../../report/summary/summary-console.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 import { baselineSamples, commitOf } from './report-inputs.ts'
 import { createRunFolder, pruneRunFolders } from './run-folder.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { PoolingBenchResult } from '../../report/pooling-result.ts'
-import type { BenchResult } from '../../report/result-types.ts'
+import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
+import type { BenchResult } from '../../report/result/result-types.ts'
 import type { ServeBenchMeta } from '../shared/meta.ts'
 import { servebenchMatchers } from './matchers.ts'
 

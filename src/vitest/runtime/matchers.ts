@@ -1,6 +1,6 @@
 import { inject, type RunnerTestCase } from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
-import { formatCheck, formatLine } from '../../report/check-format.ts'
+import { formatCheck, formatLine } from '../../report/summary/check-format.ts'
 import type {
   GoodputExpectation,
   ServeBenchResult,

@@ -8,8 +8,8 @@ import {
   type WindowedThroughput,
   windowThroughputs,
 } from '../../metrics/window-throughput.ts'
-import type { PoolingBenchResult } from '../../report/pooling-result.ts'
-import type { BenchResult } from '../../report/result-types.ts'
+import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
+import type { BenchResult } from '../../report/result/result-types.ts'
 import type { ServeBenchResult } from '../shared/meta.ts'
 
 /** Per-request latency metrics a verdict can look at. */

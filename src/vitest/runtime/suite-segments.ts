@@ -11,9 +11,9 @@ import { join } from 'node:path'
 import type { SegmentConfig } from '../../config/bench-config.ts'
 import { segmentFrom } from '../../config/resolve-client-flags.ts'
 import { ConfigError, type ConfigIssue } from '../../errors.ts'
-import { mergeSegments } from '../../report/merge-segments.ts'
-import type { SegmentFile } from '../../report/segment-file.ts'
-import { writeSegmentFile } from '../../report/write.ts'
+import { writeSegmentFile } from '../../report/files/write.ts'
+import { mergeSegments } from '../../report/result/merge-segments.ts'
+import type { SegmentFile } from '../../report/result/segment-file.ts'
 import type { RunOutcome } from '../../runner/run-benchmark.ts'
 
 /** Where `SERVEBENCH_SEGMENT` suites write their segment files unless `SERVEBENCH_SEGMENT_DIR` says. @default '.servebench/segments' */

@@ -7,9 +7,9 @@ import type {} from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import type { EndpointOptions } from '../../config/dsl-options.ts'
 import type { VerdictOptions } from '../../config/verdict-options.ts'
-import type { PoolingBenchResult } from '../../report/pooling-result.ts'
-import type { BenchResult } from '../../report/result-types.ts'
-import type { RunKind } from '../../report/run-result.ts'
+import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
+import type { BenchResult } from '../../report/result/result-types.ts'
+import type { RunKind } from '../../report/result/run-result.ts'
 import type { BaselineProvenance } from '../runtime/provenance.ts'
 
 /**
