@@ -2,7 +2,7 @@ import type { RequestProgress } from '../runner/run-benchmark.ts'
 
 /**
  * Live progress of a run on stderr: requests done and in flight, the request rate, p50 / p99 TTFT
- * so far and the time left. On a terminal one line is redrawn in place (at most every 100 ms);
+ * (E2EL for pooling runs) so far and the time left. On a terminal one line is redrawn in place (at most every 100 ms);
  * otherwise a plain line is written every few seconds and when the run is done, so a CI log stays
  * short.
  */
@@ -11,11 +11,9 @@ export interface Progress {
   finish(): void
 }
 
-/** Options of {@link createProgress}; the clock is injectable for tests. */
+/** Options of {@link createProgress}. */
 export interface ProgressOptions {
-  /** A monotonic clock in ms. @default performance.now */
-  nowMs?: () => number
-  /** Least time between two plain lines (not a terminal), ms. @default 5000 */
+  /** Least time between two redraws or plain lines, ms: the clock is the run's own (`elapsedS`). */
   plainEveryMs?: number
 }
 
@@ -24,10 +22,14 @@ export interface ProgressState {
   done: number
   total: number
   inFlight: number | undefined
-  /** Since the first request ended: the rate is counted from there (the run's set-up is not in it). */
-  sinceFirstS: number
-  /** TTFTs so far, ms, in arrival order. */
-  ttftsMs: readonly number[]
+  /** Requests that succeeded so far: the rate counts these, as the result's request throughput does. */
+  completed: number
+  /** Since the timed run started, s: the rate is over the same span as the result's duration. */
+  elapsedS: number
+  /** What `latenciesMs` are: time to first token, or a pooling request's whole latency. */
+  latency: 'TTFT' | 'E2EL'
+  /** Latencies so far, ms, in arrival order. */
+  latenciesMs: readonly number[]
 }
 
 const REDRAW_MS = 100
@@ -39,28 +41,34 @@ export function createProgress(
   options: ProgressOptions = {},
 ): Progress {
   if (!enabled) return { update() {}, finish() {} }
-  const nowMs = options.nowMs ?? (() => performance.now())
   const plainEveryMs = options.plainEveryMs ?? DEFAULT_PLAIN_EVERY_MS
-  let firstMs: number | undefined
-  const ttftsMs: number[] = []
+  const latenciesMs: number[] = []
+  let latency: ProgressState['latency'] = 'TTFT'
+  let completed = 0
   let lastDrawMs = Number.NEGATIVE_INFINITY
   let drawn = false
   let lastPlain = ''
   return {
     update(done, total, request) {
-      if (request?.ttftS !== undefined) ttftsMs.push(request.ttftS * 1000)
-      const now = nowMs()
-      firstMs ??= now
+      if (request?.success) completed++
+      if (request?.ttftS !== undefined) latenciesMs.push(request.ttftS * 1000)
+      if (request?.e2elS !== undefined) {
+        latency = 'E2EL'
+        latenciesMs.push(request.e2elS * 1000)
+      }
+      const elapsedMs = (request?.elapsedS ?? 0) * 1000
       const finished = done >= total
       const every = stream.isTTY ? REDRAW_MS : plainEveryMs
-      if (!finished && now - lastDrawMs < every) return
-      lastDrawMs = now
+      if (!finished && elapsedMs - lastDrawMs < every) return
+      lastDrawMs = elapsedMs
       const state: ProgressState = {
         done,
         total,
         inFlight: request?.inFlight,
-        sinceFirstS: (now - firstMs) / 1000,
-        ttftsMs,
+        completed,
+        elapsedS: request?.elapsedS ?? 0,
+        latency,
+        latenciesMs,
       }
       if (stream.isTTY) {
         stream.write(`\r${progressBar(done, total)} ${formatProgress(state)}\u001b[K`)
@@ -78,19 +86,21 @@ export function createProgress(
 }
 
 /**
- * `42/100 done · 8 in flight · 12.30 req/s · TTFT p50 45.1 / p99 120 ms · 4.7 s left`. The rate
- * counts the requests that ended after the first one, over the time since it ended.
+ * `42/100 done · 8 in flight · 12.30 req/s · TTFT p50 45.1 / p99 120 ms · 4.7 s left`. The rate is
+ * the result's request throughput so far: requests that succeeded over the time since the timed run
+ * started; the time left is the requests still to end at the rate they end.
  */
 export function formatProgress(s: ProgressState): string {
-  const rate = s.done > 1 && s.sinceFirstS > 0 ? (s.done - 1) / s.sinceFirstS : undefined
+  const rate = s.elapsedS > 0 ? s.completed / s.elapsedS : undefined
   const parts = [`${s.done}/${s.total} done`]
   if (s.inFlight !== undefined) parts.push(`${s.inFlight} in flight`)
-  if (rate !== undefined) parts.push(`${rate.toFixed(2)} req/s`)
-  if (s.ttftsMs.length > 0) {
-    const sorted = [...s.ttftsMs].sort((a, b) => a - b)
-    parts.push(`TTFT p50 ${ms(quantile(sorted, 0.5))} / p99 ${ms(quantile(sorted, 0.99))} ms`)
+  if (rate !== undefined && s.done > 0) parts.push(`${rate.toFixed(2)} req/s`)
+  if (s.latenciesMs.length > 0) {
+    const sorted = [...s.latenciesMs].sort((a, b) => a - b)
+    parts.push(`${s.latency} p50 ${ms(quantile(sorted, 0.5))} / p99 ${ms(quantile(sorted, 0.99))} ms`)
   }
-  if (rate !== undefined && s.done < s.total) parts.push(`${((s.total - s.done) / rate).toFixed(1)} s left`)
+  const endRate = s.elapsedS > 0 ? s.done / s.elapsedS : 0
+  if (endRate > 0 && s.done < s.total) parts.push(`${((s.total - s.done) / endRate).toFixed(1)} s left`)
   return parts.join(' · ')
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { findFlag } from '../cli/flags.ts'
 import { parseArgs } from '../cli/parse-args.ts'
 import { resolveServeFlags } from '../options/serve-flags.ts'
@@ -42,6 +42,22 @@ describe('resolveServeFlags', () => {
     ])
     expect(config.endpoint.endpointPath).toBe('/v1/chat/completions')
     expect(config.endpoint.baseUrl).toBe('http://localhost:9000')
+  })
+
+  it('takes a base URL that ends in /v1 as OpenAI clients do, and says so', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    expect(resolve(['--base-url', 'http://u:secret@gpu:8000/v1/']).endpoint.baseUrl).toBe(
+      'http://u:secret@gpu:8000',
+    )
+    expect(warn.mock.calls).toEqual([
+      [
+        'servebench: --base-url ends in /v1, which servebench adds itself (/v1/completions, /v1/models): sending to http://u:***@gpu:8000',
+      ],
+    ])
+    // An endpoint outside /v1 keeps the base URL whole: a server mounted under /v1 is meant.
+    const infinity = resolve(['--backend', 'infinity-embeddings', '--base-url', 'http://gpu:7997/v1'])
+    expect(infinity.endpoint.baseUrl).toBe('http://gpu:7997/v1')
+    expect(warn).toHaveBeenCalledTimes(1)
   })
 
   it('refuses --http-transport lean with a proxy in the environment, naming the flag', () => {

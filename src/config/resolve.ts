@@ -75,10 +75,11 @@ export function resolveFlags(
   const baseUrl =
     read.string('--base-url') ??
     `http://${read.string('--host') ?? '127.0.0.1'}:${read.int('--port', 1, 65_535) ?? 8000}`
+  const endpointPath = read.string('--endpoint') ?? DEFAULT_ENDPOINT_PATHS[backend]
   config.endpoint = {
     backend,
-    baseUrl: normaliseBaseUrl(baseUrl, issues),
-    endpointPath: read.string('--endpoint') ?? DEFAULT_ENDPOINT_PATHS[backend],
+    baseUrl: normaliseBaseUrl(baseUrl, endpointPath, issues),
+    endpointPath,
     headers: read.pairs('--header', '='),
     insecure: read.bool('--insecure'),
   }
@@ -282,15 +283,29 @@ function samplingForBackend(
   return sampling
 }
 
-function normaliseBaseUrl(value: string, issues: ConfigIssue[]): string {
+function normaliseBaseUrl(value: string, endpointPath: string, issues: ConfigIssue[]): string {
   try {
     const url = new URL(value)
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme')
-    return value.replace(/\/+$/, '')
+    const trimmed = value.replace(/\/+$/, '')
+    // As OpenAI's clients take it: a base URL that ends in /v1, where servebench adds /v1/… itself.
+    if (!/\/v1\/*$/.test(url.pathname) || !endpointPath.startsWith('/v1/')) return trimmed
+    const base = trimmed.slice(0, -'/v1'.length)
+    console.warn(
+      `servebench: --base-url ends in /v1, which servebench adds itself (${endpointPath}, /v1/models): sending to ${withoutPassword(base)}`,
+    )
+    return base
   } catch {
     issues.push({ path: '--base-url', message: `must be an http:// or https:// URL (got "${value}")` })
     return value
   }
+}
+
+function withoutPassword(value: string): string {
+  const url = new URL(value)
+  if (url.password === '') return value
+  url.password = '***'
+  return url.href.replace(/\/$/, '')
 }
 
 /** Typed access to flag values; every bad value becomes an issue naming its flag. */

@@ -62,6 +62,8 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
   const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 }
   // --client-threads: the threads (started by the prepare stage) send; the schedule, the limit and
   // the clock stay here.
+  const pooling = backend.task === 'pooling'
+  const startedMs = performance.now()
   const sent = await sendSchedule(
     config,
     requests.map(({ offsetS, request }, index) => ({ offsetS, payload: { request, index } })),
@@ -82,7 +84,12 @@ export async function measureRequests(plan: PreparedRequests, hooks: MeasureHook
       onShareEnd: (done, total, ended) =>
         hooks.onRequestEnd?.(done, total, {
           inFlight: ended.inFlight,
-          ...(ended.output.success && ended.output.ttftS > 0 ? { ttftS: ended.output.ttftS } : {}),
+          success: ended.output.success,
+          elapsedS: (performance.now() - startedMs) / 1000,
+          ...(ended.output.success && !pooling && ended.output.ttftS > 0
+            ? { ttftS: ended.output.ttftS }
+            : {}),
+          ...(ended.output.success && pooling ? { e2elS: ended.output.latencyS } : {}),
         }),
       ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
       ...(hooks.signal ? { signal: hooks.signal } : {}),

@@ -24,8 +24,14 @@ export interface RunHooks {
 export interface RequestProgress {
   /** Requests sent and not yet answered. */
   inFlight: number
+  /** Whether the request that ended succeeded: the rate counts these, as the result's throughput does. */
+  success: boolean
+  /** Since the timed run started, s: the origin of the result's benchmark duration. */
+  elapsedS: number
   /** Time to first token of the request that ended, s; absent when it failed or did not stream. */
   ttftS?: number
+  /** A pooling request's latency, s (pooling runs have no first token); absent when it failed. */
+  e2elS?: number
 }
 
 /** What every run gives back besides its result. */
