@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { configFingerprint } from '../src/config/fingerprint.ts'
 import { mergeSegments } from '../src/report/result/merge-segments.ts'
+import { parsePythonJson } from '../src/report/result/py-json.ts'
 import { validateResultFile } from '../src/report/result/schema/index.ts'
 import { buildSegmentFile } from '../src/report/result/segment-file.ts'
 import { resultSetup } from '../src/runner/result-setup.ts'
@@ -98,7 +99,16 @@ describe('--segment and servebench merge', () => {
     const startAt = String(Date.now() + 1_500)
     const args = (i: number) => [
       'serve',
-      ...smallRunFlags(sim.url, [...FLAGS, '--segment', `${i}/2`, '--start-at', startAt]),
+      // Constant arrivals, written `"burstiness": Infinity` as Python writes it: merge reads it back.
+      ...smallRunFlags(sim.url, [
+        ...FLAGS,
+        '--burstiness',
+        'inf',
+        '--segment',
+        `${i}/2`,
+        '--start-at',
+        startAt,
+      ]),
       '--result-dir',
       out,
       '--result-filename',
@@ -121,10 +131,16 @@ describe('--segment and servebench merge', () => {
     expect(merged.code, merged.stderr).toBe(0)
     expect(merged.stdout).toMatch(/merged 2 segments, 24 requests; start skew \d+\.\d ms/)
     expect(merged.stdout).toContain('Serving Benchmark Result')
-    const file = JSON.parse(await readFile(join(dir, 'merged', 'merged.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >
+    const text = await readFile(join(dir, 'merged', 'merged.json'), 'utf8')
+    expect(text).toContain('"burstiness": Infinity, ')
+    const file = parsePythonJson(text) as Record<string, unknown>
+    expect(file.burstiness).toBe(Number.POSITIVE_INFINITY)
+    // compare and report read it as a number too.
+    const merged2 = join(dir, 'merged', 'merged.json')
+    const compared = await runCli(['compare', merged2, merged2, '--fail-on', 'request_throughput:-5%'])
+    expect(compared.code, compared.stderr).toBe(0)
+    const report = await runCli(['report', merged2, '-o', join(dir, 'merged', 'report.html')])
+    expect(report.code, report.stderr).toBe(0)
     expect(validateResultFile(file)).toEqual({ valid: true })
     expectRecomputed(file)
     const info = file.segments as { count: number; start_skew_ms: number; start_epoch_ms: number[] }

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { test as base, expect } from 'vitest'
+import { parsePythonJson } from '../src/report/result/py-json.ts'
 import { validateResultFile } from '../src/report/result/schema/index.ts'
 import type { SimOptions } from '../src/sim/options.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
@@ -68,7 +69,7 @@ export function runCli(
 export async function readOnlyResult(dir: string): Promise<Record<string, unknown>> {
   const files = await readdir(dir)
   expect(files).toHaveLength(1)
-  const value = JSON.parse(await readFile(join(dir, files[0]!), 'utf8')) as Record<string, unknown>
+  const value = parsePythonJson(await readFile(join(dir, files[0]!), 'utf8')) as Record<string, unknown>
   expect(validateResultFile(value)).toEqual({ valid: true })
   return value
 }

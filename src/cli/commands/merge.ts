@@ -4,6 +4,7 @@ import { hasGoodput } from '../../metrics/goodput.ts'
 import { formatResultTable } from '../../report/console/console.ts'
 import { checkOutputDestination, writeResult } from '../../report/files/write.ts'
 import { mergeSegments, type ReadSegment } from '../../report/result/merge-segments.ts'
+import { parsePythonJson } from '../../report/result/py-json.ts'
 import { asksForHelp, type CommandArgs, parseCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 
@@ -82,7 +83,7 @@ export async function runMergeCommand(argv: readonly string[]): Promise<number> 
 async function readSegment(path: string): Promise<ReadSegment> {
   const text = await readInputText(path)
   try {
-    return { path, value: JSON.parse(text) as unknown }
+    return { path, value: parsePythonJson(text) }
   } catch (error) {
     throw new ConfigError([{ path, message: `is not JSON: ${(error as Error).message}` }])
   }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { parsePythonJson } from '../../report/result/py-json.ts'
 import {
   applyToCommand,
   linkedPointsMatch,
@@ -180,7 +181,7 @@ function tagged(data: RunData, serve: SweepItem, bench: SweepItem, runNumber: nu
 }
 
 async function readJson(path: string): Promise<RunData> {
-  return JSON.parse(await readFile(path, 'utf8')) as RunData
+  return parsePythonJson(await readFile(path, 'utf8')) as RunData
 }
 
 async function writeJson(path: string, data: unknown, indent: number): Promise<void> {

@@ -62,8 +62,8 @@ describe('parseResultText', () => {
     expect(parseResultText('{"a": 1}\n{"a": 2}\n').a).toBe(2)
     expect(parseResultText('{\n  "a": 3\n}\n').a).toBe(3)
     expect(parseResultText('{"x": Infinity, "y": [NaN, -Infinity]}')).toEqual({
-      x: 'inf',
-      y: ['nan', '-inf'],
+      x: Number.POSITIVE_INFINITY,
+      y: [Number.NaN, Number.NEGATIVE_INFINITY],
     })
   })
 

@@ -5,6 +5,7 @@
  */
 import { pyFixed } from '../../metrics/py-number.ts'
 import { center } from '../console/console.ts'
+import { parsePythonJson } from '../result/py-json.ts'
 
 /** One compared metric: its key and whether a smaller value is an improvement. */
 export interface CompareMetric {
@@ -57,7 +58,7 @@ export interface CompareOptions {
 
 /**
  * Reads a result file's text: one JSON object (compact or pretty-printed) or JSON Lines, whose last
- * non-empty line is used. Python's bare `Infinity`/`NaN` tokens are accepted. Throws an `Error`
+ * non-empty line is used. Python's bare `Infinity`/`NaN` tokens are read as those numbers. Throws an `Error`
  * saying what is wrong.
  */
 export function parseResultText(text: string): Record<string, unknown> {
@@ -70,26 +71,17 @@ export function parseResultText(text: string): Record<string, unknown> {
   ]
   let lastError: unknown
   for (const attempt of attempts) {
-    for (const candidate of [attempt, pythonTokensToStrings(attempt)]) {
-      try {
-        const value: unknown = JSON.parse(candidate)
-        if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-          return value as Record<string, unknown>
-        }
-        lastError = new Error('is not a JSON object')
-      } catch (error) {
-        lastError = error
+    try {
+      const value = parsePythonJson(attempt)
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        return value as Record<string, unknown>
       }
+      lastError = new Error('is not a JSON object')
+    } catch (error) {
+      lastError = error
     }
   }
   throw new Error(`is not a result file (JSON object or JSON Lines): ${(lastError as Error).message}`)
-}
-
-/** Python's json.dump writes `Infinity`, `-Infinity` and `NaN` bare; read them as our string forms. */
-function pythonTokensToStrings(text: string): string {
-  return text.replace(/(?<=[:[,]\s*)(-?Infinity|NaN)(?=\s*[,\]}])/g, (token) =>
-    token === 'NaN' ? '"nan"' : token.startsWith('-') ? '"-inf"' : '"inf"',
-  )
 }
 
 /** A number as Rust's compare prints it: integers when whole (below 1e12), else 2 decimals. */

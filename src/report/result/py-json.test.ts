@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isFloatKey, pyJsonString, toPythonJson } from './py-json.ts'
+import { isFloatKey, parsePythonJson, pyJsonString, toPythonJson } from './py-json.ts'
 
 // Expected strings are what CPython's json.dumps writes for the same value.
 describe('toPythonJson', () => {
@@ -15,10 +15,15 @@ describe('toPythonJson', () => {
     )
   })
 
-  it('writes non-finite numbers as strings, keeping the file valid JSON', () => {
-    const text = toPythonJson({ request_throughput: Number.POSITIVE_INFINITY, duration: Number.NaN })
-    expect(text).toBe('{"request_throughput": "inf", "duration": "nan"}')
-    expect(() => JSON.parse(text)).not.toThrow()
+  it('writes non-finite numbers bare, as json.dump does, and reads them back as numbers', () => {
+    const value = {
+      burstiness: Number.POSITIVE_INFINITY,
+      duration: Number.NaN,
+      x: [Number.NEGATIVE_INFINITY],
+    }
+    const text = toPythonJson(value)
+    expect(text).toBe('{"burstiness": Infinity, "duration": NaN, "x": [-Infinity]}')
+    expect(parsePythonJson(text)).toEqual(value)
   })
 
   it('skips undefined values as JSON.stringify does', () => {
@@ -39,5 +44,22 @@ describe('isFloatKey', () => {
     expect(isFloatKey('request_rate')).toBe(true)
     expect(isFloatKey('completed')).toBe(false)
     expect(isFloatKey('max_concurrent_requests')).toBe(false)
+  })
+})
+
+describe('parsePythonJson', () => {
+  it('leaves the tokens alone inside strings, escaped quotes included', () => {
+    const text = '{"t": "NaN, Infinity \\" -Infinity", "n": NaN, "a": [1, -Infinity, -2]}'
+    expect(parsePythonJson(text)).toEqual({
+      t: 'NaN, Infinity " -Infinity',
+      n: Number.NaN,
+      a: [1, Number.NEGATIVE_INFINITY, -2],
+    })
+  })
+
+  it('is JSON.parse on strict JSON, and fails as it does on anything else', () => {
+    expect(parsePythonJson('{"a": "Infinity"}')).toEqual({ a: 'Infinity' })
+    expect(() => parsePythonJson('{"a": Inf}')).toThrow(SyntaxError)
+    expect(() => parsePythonJson('{"a": NaNa}')).toThrow(SyntaxError)
   })
 })

@@ -68,8 +68,9 @@ export function pyJsonString(s: string): string {
 }
 
 function number(x: number, asFloat: boolean): string {
-  // Deviation: Python writes bare Infinity/NaN (invalid JSON); we write strings, as V-ref does for request_rate.
-  if (!Number.isFinite(x)) return `"${pyFloatRepr(x)}"`
+  // As Python's json.dump: bare tokens, which Python's json.load and pandas read back as floats
+  // (and parsePythonJson below). `request_rate` is the one place Python writes the string "inf".
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity'
   if (!asFloat && Number.isInteger(x)) return String(x)
   return pyFloatRepr(x)
 }
@@ -94,9 +95,53 @@ function encode(value: unknown, asFloat: boolean): string {
 
 /**
  * The text Python's `json.dump(obj, f)` writes: one line, `", "` and `": "` separators, non-ASCII
- * escaped, floats in `repr` form (`10.0`, `1e-05`). Non-finite numbers become `"inf"`, `"-inf"`,
- * `"nan"`.
+ * escaped, floats in `repr` form (`10.0`, `1e-05`), non-finite numbers as the bare `Infinity`,
+ * `-Infinity` and `NaN` that Python writes and reads.
  */
 export function toPythonJson(value: unknown): string {
   return encode(value, false)
+}
+
+/**
+ * `JSON.parse` that also reads what Python's `json.dump` writes for non-finite floats, the bare
+ * tokens `Infinity`, `-Infinity` and `NaN`, as those numbers. Every reader of result files uses it.
+ */
+export function parsePythonJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    const marked = markNonFiniteTokens(text)
+    if (marked === text) throw error
+    return JSON.parse(marked, (_key, value: unknown) =>
+      typeof value === 'string' && value.startsWith(MARK) ? NON_FINITE[value] : value,
+    )
+  }
+}
+
+// A string no JSON text can hold unescaped (U+0000 must be escaped inside a string).
+const MARK = '\u0000py:'
+const NON_FINITE: Record<string, number> = {
+  [`${MARK}Infinity`]: Number.POSITIVE_INFINITY,
+  [`${MARK}-Infinity`]: Number.NEGATIVE_INFINITY,
+  [`${MARK}NaN`]: Number.NaN,
+}
+
+/** The bare tokens outside strings, as marked strings; one pass, strings skipped whole. */
+function markNonFiniteTokens(text: string): string {
+  const parts: string[] = []
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    if (ch === 0x22 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++
+      continue
+    }
+    const token =
+      ch === 0x4e /* N */ ? 'NaN' : ch === 0x49 /* I */ ? 'Infinity' : ch === 0x2d ? '-Infinity' : ''
+    if (token === '' || !text.startsWith(token, i)) continue
+    parts.push(text.slice(from, i), JSON.stringify(`${MARK}${token}`))
+    i += token.length - 1
+    from = i + 1
+  }
+  return from === 0 ? text : parts.join('') + text.slice(from)
 }

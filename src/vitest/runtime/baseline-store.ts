@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative } from 'node:path'
 import { BaselineError } from '../../errors.ts'
+import { parsePythonJson } from '../../report/result/py-json.ts'
 import type { ServeBenchResult } from '../shared/meta.ts'
 import type { BaselineProvenance } from './provenance.ts'
 import {
@@ -130,7 +131,8 @@ export function baselineRun(result: ServeBenchResult): BaselineRun {
   }
   const metrics: Record<string, number> = {}
   for (const [k, v] of Object.entries(result)) {
-    if (typeof v === 'number' && (/_ms$/.test(k) || k.endsWith('throughput'))) metrics[k] = v
+    if (typeof v === 'number' && Number.isFinite(v) && (/_ms$/.test(k) || k.endsWith('throughput')))
+      metrics[k] = v
   }
   return { recordedAt: new Date().toISOString(), samples, blocks, windows, windowS: round4(windowS), metrics }
 }
@@ -151,7 +153,7 @@ function readFile(file: string): RawFile {
   }
   let data: Partial<RawFile>
   try {
-    data = JSON.parse(text) as Partial<RawFile>
+    data = parsePythonJson(text) as Partial<RawFile>
   } catch (cause) {
     throw new BaselineError(`Baseline file ${file} is not valid JSON; delete it or rerun with -u`, { cause })
   }

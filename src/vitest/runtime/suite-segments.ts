@@ -13,6 +13,7 @@ import { segmentFrom } from '../../config/resolve-client-flags.ts'
 import { ConfigError, type ConfigIssue } from '../../errors.ts'
 import { writeSegmentFile } from '../../report/files/write.ts'
 import { mergeSegments } from '../../report/result/merge-segments.ts'
+import { parsePythonJson } from '../../report/result/py-json.ts'
 import type { SegmentFile } from '../../report/result/segment-file.ts'
 import type { RunOutcome } from '../../runner/run-benchmark.ts'
 
@@ -68,7 +69,7 @@ export async function replaySegments(fingerprint: string, dir: string): Promise<
   const files = await Promise.all(
     names.sort().map(async (name) => {
       const path = join(dir, name)
-      return { path, value: JSON.parse(await readFile(path, 'utf8')) as unknown }
+      return { path, value: parsePythonJson(await readFile(path, 'utf8')) }
     }),
   )
   const merged = mergeSegments(files)

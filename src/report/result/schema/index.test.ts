@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { toPythonJson } from '../py-json.ts'
+import { parsePythonJson, toPythonJson } from '../py-json.ts'
 import { validateResultFile } from './index.ts'
 
 const load = (name: string): Record<string, unknown> =>
@@ -13,11 +13,13 @@ describe('validateResultFile', () => {
   })
 
   it('accepts the burstiness of a constant rate (load.constant, --burstiness inf) as servebench writes it', () => {
-    const value = JSON.parse(
+    const value = parsePythonJson(
       toPythonJson({ ...load('python-summary.json'), burstiness: Number.POSITIVE_INFINITY }),
-    )
-    expect(value.burstiness).toBe('inf')
+    ) as Record<string, unknown>
+    expect(value.burstiness).toBe(Number.POSITIVE_INFINITY)
     expect(validateResultFile(value)).toEqual({ valid: true })
+    // Files of earlier servebench versions wrote the string.
+    expect(validateResultFile({ ...value, burstiness: 'inf' })).toEqual({ valid: true })
   })
 
   it('names the key and the expected type of a wrong value', () => {

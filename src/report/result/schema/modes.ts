@@ -12,7 +12,7 @@ function describe(error: ErrorObject): string {
 
 const validate = schemaValidator(
   schema,
-  { allErrors: true, strict: true, strictRequired: false, strictTypes: false },
+  { allErrors: true, strict: true, strictRequired: false, strictTypes: false, strictNumbers: false },
   describe,
 )
 
