@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SummaryBenchmark } from '../../report/summary/markdown.ts'
+import type { SummaryBenchmark } from '../../report/summary/run-summary.ts'
 import { consoleLine } from '../../report/summary/summary-console.ts'
 import { assertTimelineOption } from './plugin.ts'
 

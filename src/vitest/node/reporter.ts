@@ -22,15 +22,16 @@ import {
   parseHistory,
 } from '../../report/summary/history.ts'
 import { renderJunitXml } from '../../report/summary/junit.ts'
-import {
-  type RunSummary,
-  renderMarkdownSummary,
-  type SummaryBenchmark,
-  type SummaryMetrics,
-  type SummaryVerdictValue,
-} from '../../report/summary/markdown.ts'
+import { renderMarkdownSummary } from '../../report/summary/markdown.ts'
 import { renderPrComment } from '../../report/summary/pr-comment.ts'
+import type {
+  RunSummary,
+  SummaryBenchmark,
+  SummaryMetrics,
+  VerdictValue,
+} from '../../report/summary/run-summary.ts'
 import { consoleLine, failedCheckLines } from '../../report/summary/summary-console.ts'
+import { worstVerdict } from '../../report/summary/verdict-marks.ts'
 import type { ServeBenchMeta, ServeBenchResult } from '../shared/meta.ts'
 import { baselineSamples, commitOf } from './report-inputs.ts'
 import { createRunFolder, pruneRunFolders } from './run-folder.ts'
@@ -364,8 +365,6 @@ export class ServebenchReporter implements Reporter {
 /** A benchmark as collected: its summary entry, the warnings to print and the result in memory. */
 type Collected = SummaryBenchmark & { warnings: string[]; result?: Record<string, unknown> }
 
-const SEVERITY: SummaryVerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
-
 /** Throws on a `keepRuns` that is not a whole number of at least 1 (or `Infinity`). */
 export function assertKeepRuns(keep: unknown): void {
   if (keep === Number.POSITIVE_INFINITY || (Number.isInteger(keep) && (keep as number) >= 1)) return
@@ -384,13 +383,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-function benchmarkVerdict(state: string, meta: ServeBenchMeta): SummaryVerdictValue | null {
+function benchmarkVerdict(state: string, meta: ServeBenchMeta): VerdictValue | null {
   if (meta.invalid) return 'invalid'
   if (state === 'skipped' || state === 'pending') return null
-  let worst: SummaryVerdictValue = 'pass'
-  for (const v of meta.verdicts)
-    for (const value of [v.verdict, ...v.checks.map((c) => c.verdict)])
-      if (SEVERITY.indexOf(value) > SEVERITY.indexOf(worst)) worst = value
+  const worst = worstVerdict(meta.verdicts.flatMap((v) => [v.verdict, ...v.checks.map((c) => c.verdict)]))
   return state === 'failed' && worst === 'pass' ? 'fail' : worst
 }
 
