@@ -99,6 +99,8 @@ export interface SummaryBenchmark {
   verdicts: Verdict[]
   /** Error messages of a failed benchmark (assertions, endpoint, configuration). */
   errors: string[]
+  /** Notes that did not fail the benchmark (failures above `maxFailureRatio` under `failOnErrorRatio`). */
+  warnings?: string[]
 }
 
 /** Vitest's end reason of a run. */

@@ -11,7 +11,7 @@ import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 export function baselineSamples(
   baselineDir: string,
   root: string,
-  b: SummaryBenchmark,
+  b: Pick<SummaryBenchmark, 'file' | 'name' | 'verdicts'>,
 ): { baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>> } {
   if (!b.verdicts.some((v) => v.matcher === 'toMatchBaseline' && !v.recording && v.checks.length > 0))
     return {}
