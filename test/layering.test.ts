@@ -92,6 +92,26 @@ describe('layering', () => {
     expect(offenders).toEqual([])
   })
 
+  it('only the files layer (report/files/) writes to the filesystem; caches and the docs generator aside', () => {
+    // Not results: the Hugging Face cache of tokenizer files and datasets, and the script that
+    // regenerates docs/cli-flags.md.
+    const notResults = ['tokenizer/hub.ts', 'cli/gen-docs.ts']
+    const writes =
+      /\b(writeFile|writeFileSync|appendFile|appendFileSync|mkdir|mkdirSync|rm|rmSync|rename|renameSync|createWriteStream|symlink|unlink|copyFile|cp|open)\b/
+    const offenders = listTs(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((file) => !file.startsWith('report/files/') && !file.endsWith('.test.ts'))
+      .filter((file) => !notResults.includes(file))
+      .filter((file) =>
+        [
+          ...readFileSync(join(SRC, file), 'utf8').matchAll(
+            /import\s*\{([^}]*)\}\s*from\s*['"](?:node:)?fs(?:\/promises)?['"]/g,
+          ),
+        ].some((m) => writes.test(m[1] ?? '')),
+      )
+    expect(offenders).toEqual([])
+  })
+
   it('library code outside the CLI and the reporter never calls console.log', () => {
     const offenders = listTs(SRC)
       .map((file) => relative(SRC, file))

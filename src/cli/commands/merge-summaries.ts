@@ -1,11 +1,10 @@
-import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
-import { renderJunitXml } from '../../report/summary/junit.ts'
-import { type RunSummary, renderMarkdownSummary } from '../../report/summary/markdown.ts'
+import { SUMMARY_JSON, writeSummaryFiles } from '../../report/files/summary-files.ts'
 import { mergeSummaries, type ShardSummary, summaryProblems } from '../../report/summary/merge-summaries.ts'
+import type { RunSummary } from '../../report/summary/run-summary.ts'
 import { consoleLine, failedCheckLines } from '../../report/summary/summary-console.ts'
-import { SUMMARY_JSON, SUMMARY_MARKDOWN } from '../../vitest/node/reporter.ts'
 import { asksForHelp, type CommandArgs, scanCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 
@@ -35,16 +34,14 @@ export async function runMergeSummariesCommand(args: readonly string[]): Promise
   } catch (error) {
     throw new ConfigError([{ path: 'merge-summaries', message: (error as Error).message }])
   }
-  const md = renderMarkdownSummary(merged)
-  await mkdir(out, { recursive: true })
-  await writeFile(join(out, SUMMARY_JSON), `${JSON.stringify(merged, null, 2)}\n`)
-  await writeFile(join(out, SUMMARY_MARKDOWN), md)
   const step = process.env.GITHUB_STEP_SUMMARY
-  if (step) await appendFile(step, `${md}\n`)
-  if (junit !== undefined) {
-    await mkdir(dirname(resolve(junit)), { recursive: true })
-    await writeFile(resolve(junit), renderJunitXml(merged))
-  }
+  await writeSummaryFiles(merged, {
+    folders: [out],
+    json: true,
+    markdown: true,
+    ...(step ? { stepSummary: step } : {}),
+    junit: junit === undefined ? false : resolve(junit),
+  })
   for (const b of merged.benchmarks) {
     console.log(consoleLine(b))
     for (const line of failedCheckLines(b)) console.log(`servebench   ${line}`)

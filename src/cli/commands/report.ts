@@ -6,7 +6,7 @@ import { buildHtmlReport } from '../../report/html/html-report.ts'
 import type { ReportResult } from '../../report/html/report-sections.ts'
 import { requestsCsv, summaryCsv } from '../../report/summary/csv.ts'
 import { type HistoryEntry, parseHistory } from '../../report/summary/history.ts'
-import type { RunSummary } from '../../report/summary/markdown.ts'
+import type { RunSummary } from '../../report/summary/run-summary.ts'
 import { asksForHelp, type CommandArgs, scanCommandArgs, stringFlag } from '../parse-args.ts'
 import { readInputText } from '../read-input.ts'
 

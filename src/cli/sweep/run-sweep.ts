@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { writeReportFile } from '../../report/files/write.ts'
+import { ensureDir } from '../../report/files/write-safe.ts'
 import { parsePythonJson } from '../../report/result/py-json.ts'
 import {
   applyToCommand,
@@ -79,8 +81,7 @@ export async function runSweepServe(args: SweepServeArgs, hooks: SweepHooks): Pr
     }
   }
   if (args.dryRun) return undefined
-  await mkdir(args.experimentDir, { recursive: true })
-  await writeFile(join(args.experimentDir, 'summary.csv'), summaryCsv(allData))
+  await writeReportFile(join(args.experimentDir, 'summary.csv'), summaryCsv(allData))
   return allData
 }
 
@@ -166,7 +167,7 @@ async function runBenchmark(
     log('[END BENCHMARK]')
     return undefined
   }
-  await mkdir(dirname(outputPath), { recursive: true })
+  await ensureDir(dirname(outputPath))
   await runCommand(command, args.showStdout)
   await server.afterBench()
   const data = tagged(await readJson(outputPath), serve, bench, runNumber)
@@ -185,8 +186,7 @@ async function readJson(path: string): Promise<RunData> {
 }
 
 async function writeJson(path: string, data: unknown, indent: number): Promise<void> {
-  await mkdir(dirname(path), { recursive: true })
-  await writeFile(path, `${JSON.stringify(data, null, indent)}${indent === 2 ? '\n' : ''}`)
+  await writeReportFile(path, `${JSON.stringify(data, null, indent)}${indent === 2 ? '\n' : ''}`)
 }
 
 function failure(error: unknown): { error_type: string; error: string } {

@@ -10,8 +10,8 @@ import { type BlockedRun, blockBootstrapChange } from '../../metrics/block-boots
 import { assignBlocks } from '../../metrics/blocks.ts'
 import { decideChange } from '../../metrics/decide.ts'
 import { bufferStatistic } from '../../metrics/fast-statistic.ts'
-import type { SummaryVerdictValue } from '../summary/markdown.ts'
 import { type DeltaRow, headline, PR_COMMENT_MARKER, renderDeltaTable } from '../summary/pr-comment.ts'
+import type { VerdictValue } from '../summary/run-summary.ts'
 import { COMPARE_METRICS, type CompareInput } from './compare.ts'
 
 /** Options of the Markdown comparison. */
@@ -172,7 +172,7 @@ function pointVerdict(
   change: number | null,
   direction: 'lower-is-better' | 'higher-is-better',
   tolerance: number,
-): SummaryVerdictValue {
+): VerdictValue {
   if (change === null) return 'inconclusive'
   const worse = direction === 'lower-is-better' ? change : -change
   return worse > tolerance ? 'fail' : 'pass'

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ensureDir, writeFileAtomic } from './write-safe.ts'
+import { ensureDir, writeFileAtomic, writeFileAtomicSync } from './write-safe.ts'
 
 let dir: string
 beforeEach(async () => {
@@ -39,5 +39,22 @@ describe('ensureDir', () => {
   it('names a file in the way', async () => {
     await writeFile(join(dir, 'file'), '')
     await expect(ensureDir(join(dir, 'file', 'sub'))).rejects.toMatchObject({ code: 'ENOTDIR' })
+  })
+})
+
+describe('writeFileAtomicSync', () => {
+  it('creates the folder, replaces a file whole and leaves no temporary file', async () => {
+    const path = join(dir, 'baselines', 'chat.bench.json')
+    writeFileAtomicSync(path, 'old')
+    writeFileAtomicSync(path, '{"new":true}')
+    expect(await readFile(path, 'utf8')).toBe('{"new":true}')
+    expect(await readdir(join(dir, 'baselines'))).toEqual(['chat.bench.json'])
+  })
+
+  it('leaves no temporary file when the rename fails', async () => {
+    const path = join(dir, 'taken')
+    await ensureDir(join(path, 'inside'))
+    expect(() => writeFileAtomicSync(path, 'x')).toThrow()
+    expect(await readdir(dir)).toEqual(['taken'])
   })
 })

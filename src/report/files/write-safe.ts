@@ -1,8 +1,9 @@
 /**
- * How report/files/write.ts puts files on disk safely: folders created one level at a time, a file
+ * How the files layer puts files on disk safely: folders created one level at a time, a file
  * written under a temporary name then renamed, and the destination checked before a run.
  */
 import { randomBytes } from 'node:crypto'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import type { OutputConfig } from '../../config/bench-config.ts'
@@ -47,7 +48,7 @@ export async function ensureDir(dir: string): Promise<void> {
  * second Ctrl-C in the middle leaves the old file (or none), never a partial or 0-byte one.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
+  const temp = temporaryName(path)
   try {
     const file = await open(temp, 'wx')
     try {
@@ -60,6 +61,26 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     await rm(temp, { force: true })
     throw error
   }
+}
+
+/**
+ * {@link writeFileAtomic} for callers that cannot wait (a matcher storing a baseline): the folder
+ * and its parents are created, the file written under a temporary name and renamed.
+ */
+export function writeFileAtomicSync(path: string, data: string): void {
+  mkdirSync(dirname(path), { recursive: true })
+  const temp = temporaryName(path)
+  try {
+    writeFileSync(temp, data, { encoding: 'utf8', flag: 'wx' })
+    renameSync(temp, path)
+  } catch (error) {
+    rmSync(temp, { force: true })
+    throw error
+  }
+}
+
+function temporaryName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
 }
 
 /**

@@ -1,5 +1,7 @@
 /**
- * The only module that puts results on disk. Python: main_async (vllm/benchmarks/serve.py).
+ * Puts results on disk: with write-safe.ts, run-files.ts, summary-files.ts and run-folder.ts, the
+ * files layer is the only part of servebench that writes results (test/layering.test.ts checks it).
+ * Python: main_async (vllm/benchmarks/serve.py).
  */
 import { open, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -144,13 +146,25 @@ export async function writeReportFile(path: string, content: string): Promise<st
 /** Appends lines to the history file (created with its folder when missing); returns its path. */
 export async function appendHistory(path: string, lines: string): Promise<string> {
   await ensureDir(dirname(path))
+  await appendText(path, lines)
+  return path
+}
+
+/**
+ * Appends the Markdown summary to `$GITHUB_STEP_SUMMARY` (the file the runner gives; created when
+ * missing, never its folder), so each shard of a sharded run adds its own section.
+ */
+export async function appendStepSummary(path: string, markdown: string): Promise<void> {
+  await appendText(path, markdown)
+}
+
+async function appendText(path: string, text: string): Promise<void> {
   const file = await open(path, 'a')
   try {
-    await file.write(lines, null, 'utf8')
+    await file.write(text, null, 'utf8')
   } finally {
     await file.close()
   }
-  return path
 }
 
 /** `<result name>.requests.csv` next to a result file. */

@@ -4,6 +4,8 @@
  * `report-sections.ts`. Pure: the caller passes the chart library's text (`readChartLibrary` in
  * `write.ts`) and writes the page.
  */
+
+import { escapeHtml, jsonForScript } from './html-escape.ts'
 import type { ChartSpec } from './report-charts.ts'
 import {
   type ReportContent,
@@ -11,7 +13,6 @@ import {
   type ReportTable,
   reportSections,
 } from './report-sections.ts'
-import { escapeHtml } from './timeline-html.ts'
 
 /** The chart library's files, inlined into the page. */
 export interface ChartLibrary {
@@ -78,11 +79,6 @@ function renderTable(t: ReportTable): string {
   return t.collapsed
     ? `<details><summary>${escapeHtml(t.title)}</summary>${table}</details>`
     : `<h3>${escapeHtml(t.title)}</h3>${table}`
-}
-
-// JSON inside a <script> element: `<` escaped so no `</script>` can end it early.
-function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replaceAll('<', '\\u003c')
 }
 
 const PAGE_CSS = `

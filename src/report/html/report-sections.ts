@@ -7,8 +7,9 @@
 import { compareDeltaRows } from '../compare/compare-markdown.ts'
 import { readServerMetrics } from '../result/server-metrics-key.ts'
 import { type HistoryEntry, type HistoryTrend, historyTrends } from '../summary/history.ts'
-import type { SummaryCheck, SummaryVerdict } from '../summary/markdown.ts'
 import { num, percent } from '../summary/pr-comment.ts'
+import type { Verdict, VerdictCheck } from '../summary/run-summary.ts'
+import { MARKS } from '../summary/verdict-marks.ts'
 import {
   type ChartMark,
   type ChartSpec,
@@ -44,7 +45,7 @@ export interface ReportSection {
 export interface ReportResult {
   name: string
   result: Record<string, unknown>
-  verdicts?: SummaryVerdict[]
+  verdicts?: Verdict[]
   /** The stored baseline's per-request samples (ms) by family, drawn beside this run's. */
   baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>>
 }
@@ -62,7 +63,6 @@ const VERDICT_COLOR = {
   inconclusive: '#ff7f0e',
   invalid: '#7f7f7f',
 } as const
-const VERDICT_MARK = { pass: '✓', fail: '✗', inconclusive: '?', invalid: '!' } as const
 const FAMILIES = [
   { key: 'ttft', label: 'TTFT', test: /\bTTFT\b/i },
   { key: 'itl', label: 'ITL', test: /\bITL\b/i },
@@ -180,7 +180,7 @@ export function comparisonSection(a: ReportResult, b: ReportResult): ReportSecti
           num(row.head, row.unit),
           row.change === null ? '–' : percent(row.change),
           row.interval ? `${percent(row.interval[0])} … ${percent(row.interval[1])}` : '–',
-          `${VERDICT_MARK[row.verdict]} ${row.verdict}`,
+          `${MARKS[row.verdict]} ${row.verdict}`,
         ]),
       },
     ],
@@ -232,18 +232,18 @@ export function historySection(entries: readonly HistoryEntry[]): ReportSection 
   }
 }
 
-function boundMarks(checks: readonly SummaryCheck[]): ChartMark[] {
+function boundMarks(checks: readonly VerdictCheck[]): ChartMark[] {
   return checks
     .filter((c) => Number.isFinite(c.limit))
     .map((c) => ({
       axis: 'x' as const,
       value: c.limit,
-      label: `${c.metric} ≤ ${num(c.limit, c.unit)} ${VERDICT_MARK[c.verdict]} ${c.verdict}`,
+      label: `${c.metric} ≤ ${num(c.limit, c.unit)} ${MARKS[c.verdict]} ${c.verdict}`,
       color: VERDICT_COLOR[c.verdict],
     }))
 }
 
-function checksTable(verdicts: readonly SummaryVerdict[]): ReportTable {
+function checksTable(verdicts: readonly Verdict[]): ReportTable {
   const rows = verdicts.flatMap((v) =>
     v.checks.map((c) => [
       v.matcher,
@@ -251,7 +251,7 @@ function checksTable(verdicts: readonly SummaryVerdict[]): ReportTable {
       num(c.actual, c.unit),
       num(c.limit, c.unit),
       c.interval ? `${c.interval[0].toPrecision(3)} … ${c.interval[1].toPrecision(3)}` : '–',
-      `${VERDICT_MARK[c.verdict]} ${c.verdict}`,
+      `${MARKS[c.verdict]} ${c.verdict}`,
     ]),
   )
   return {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { BenchResult } from '../result/result-types.ts'
-import { buildTimelineHtml, escapeHtml } from './timeline-html.ts'
+import { escapeHtml } from './html-escape.ts'
+import { buildTimelineHtml } from './timeline-html.ts'
 
 /** Three requests: one queued 0.1 s with gaps of 10, 30 and 60 ms, one plain, one failed. */
 function result(overrides: Partial<BenchResult> = {}): BenchResult {

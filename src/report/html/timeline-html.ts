@@ -6,6 +6,7 @@
  * offline and in CI artifacts. Pure: `write.ts` puts it on disk.
  */
 import type { BenchResult } from '../result/result-types.ts'
+import { escapeHtml, jsonForScript } from './html-escape.ts'
 
 /** Python's default `--timeline-itl-thresholds 25,50` (ms). */
 export const DEFAULT_TIMELINE_ITL_THRESHOLDS_MS: readonly [number, number] = [25, 50]
@@ -209,26 +210,6 @@ function ticks(endS: number): number[] {
 function formatSeconds(s: number, endS: number): string {
   const digits = endS < 0.1 ? 3 : endS < 1 ? 2 : endS < 10 ? 1 : 0
   return s.toFixed(digits)
-}
-
-/** Text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;')
-}
-
-// JSON inside <script>: no `</script>`, `<!--` or line separators can end or break the element.
-function jsonForScript(value: unknown): string {
-  return JSON.stringify(value)
-    .replaceAll('<', '\\u003c')
-    .replaceAll('>', '\\u003e')
-    .replaceAll('&', '\\u0026')
-    .replaceAll('\u2028', '\\u2028')
-    .replaceAll('\u2029', '\\u2029')
 }
 
 const r = (v: number): number => Math.round(v * 100) / 100

@@ -2,17 +2,11 @@
  * How a checked number reads, in a matcher's message, on the console, in a GitHub annotation and in
  * JUnit XML: `✗ p99 TTFT 412.3 ms > 300 ms (95% CI 380.1 … 450.2 ms)`. Pure.
  */
-import type { SummaryCheck, SummaryVerdictValue } from './markdown.ts'
+import type { VerdictCheck } from './run-summary.ts'
+import { MARKS } from './verdict-marks.ts'
 
-/** What a check prints as its verdict: `✓`, `✗`, `?` (inconclusive) or `!` (invalid). */
-export const MARKS: Record<SummaryVerdictValue, string> = {
-  pass: '✓',
-  fail: '✗',
-  inconclusive: '?',
-  invalid: '!',
-}
 /** One line of a matcher's message: mark, check, interval, and what decides an inconclusive one. */
-export function formatLine(c: SummaryCheck, confidence = 0.95, rounds = 1): string {
+export function formatLine(c: VerdictCheck, confidence = 0.95, rounds = 1): string {
   // A baseline check's detail is its whole line, mark included.
   if (c.detail && c.verdict !== 'invalid') return c.detail
   const parts = [`${MARKS[c.verdict]} ${formatCheck(c)}`]
@@ -36,7 +30,7 @@ export function formatLine(c: SummaryCheck, confidence = 0.95, rounds = 1): stri
 }
 
 /** `p99 TTFT 412.3 ms > 300 ms`, `error rate 20.0% > 1.0%`, `request throughput 9.80 req/s < 10 req/s`. */
-export function formatCheck(c: SummaryCheck): string {
+export function formatCheck(c: VerdictCheck): string {
   const lower = c.unit === 'req/s' || c.unit === 'tok/s' || c.metric === 'goodput'
   // The point estimate's side of the bound, whatever the verdict made of it.
   const within = lower ? c.actual >= c.limit : c.actual <= c.limit

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { benchmarkAnnotations, formatAnnotation } from './github-annotations.ts'
-import type { SummaryBenchmark, SummaryCheck } from './markdown.ts'
+import type { SummaryBenchmark, VerdictCheck } from './run-summary.ts'
 
-const check = (over: Partial<SummaryCheck>): SummaryCheck => ({
+const check = (over: Partial<VerdictCheck>): VerdictCheck => ({
   metric: 'p99 TTFT',
   actual: 412.3,
   limit: 300,

@@ -5,7 +5,7 @@
  * Vitest: formatMessage (packages/vitest/src/node/reporters/github-actions.ts).
  */
 import { formatLine } from './check-format.ts'
-import type { SummaryBenchmark } from './markdown.ts'
+import type { SummaryBenchmark } from './run-summary.ts'
 
 /** Where a benchmark is declared: the `serveBench(...)` call in its suite file. */
 export interface BenchmarkLocation {

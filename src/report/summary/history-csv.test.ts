@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { requestsCsv, summaryCsv } from './csv.ts'
 import { formatHistoryLines, historyEntries, historyTrends, parseHistory } from './history.ts'
-import type { RunSummary, SummaryMetrics } from './markdown.ts'
+import type { RunSummary, SummaryMetrics } from './run-summary.ts'
 
 const metrics = (p99TtftMs: number): SummaryMetrics => ({
   completed: 32,

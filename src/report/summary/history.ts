@@ -3,7 +3,7 @@
  * date, fingerprint, key metrics, verdicts), which CI keeps as an artifact or on a branch, and the
  * per-metric trends the HTML report draws from it. Pure: `write.ts` appends the lines.
  */
-import type { RunSummary, SummaryMetrics, SummaryVerdictValue } from './markdown.ts'
+import type { RunSummary, SummaryMetrics, VerdictValue } from './run-summary.ts'
 
 /** One line of the history file (`servebench-history.jsonl`, docs/reports.md). */
 export interface HistoryEntry {
@@ -18,13 +18,13 @@ export interface HistoryEntry {
   /** Configuration fingerprint: a trend only joins points of the same workload. */
   fingerprint: string
   state: 'passed' | 'failed' | 'skipped' | 'pending'
-  verdict: SummaryVerdictValue | null
+  verdict: VerdictValue | null
   metrics: SummaryMetrics | null
   /** Each checked metric with its verdict and numbers. */
   checks: Array<{
     matcher: string
     metric: string
-    verdict: SummaryVerdictValue
+    verdict: VerdictValue
     actual: number
     limit: number
     unit: string
@@ -37,7 +37,7 @@ export interface HistoryTrend {
   fingerprint: string
   /** A key of `SummaryMetrics`: `p99_ttft_ms`, `output_throughput`, … */
   metric: string
-  points: Array<{ commit: string | null; date: string; value: number; verdict: SummaryVerdictValue | null }>
+  points: Array<{ commit: string | null; date: string; value: number; verdict: VerdictValue | null }>
 }
 
 /** The metrics a trend is drawn for, in this order. */

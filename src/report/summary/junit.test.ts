@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { renderJunitXml } from './junit.ts'
-import type { SummaryBenchmark } from './markdown.ts'
+import type { SummaryBenchmark } from './run-summary.ts'
 
 const base: SummaryBenchmark = {
   file: 'chat.bench.ts',

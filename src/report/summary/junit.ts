@@ -5,7 +5,7 @@
  * Vitest: JUnitReporter (packages/vitest/src/node/reporters/junit.ts) for the element layout.
  */
 import { formatLine } from './check-format.ts'
-import type { RunSummary, SummaryBenchmark } from './markdown.ts'
+import type { RunSummary, SummaryBenchmark } from './run-summary.ts'
 
 /** Renders the summary as JUnit XML (the schema GitHub, GitLab and Jenkins test views read). */
 export function renderJunitXml(summary: RunSummary): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { RunSummary, SummaryBenchmark } from './markdown.ts'
 import { mergeSummaries, summaryProblems } from './merge-summaries.ts'
+import type { RunSummary, SummaryBenchmark } from './run-summary.ts'
 
 const b = (file: string, name: string, state: SummaryBenchmark['state'] = 'passed'): SummaryBenchmark => ({
   file,

@@ -3,7 +3,7 @@
  * `servebench-summary.json` per shard) into one, as if the run had not been split. Pure: the CLI
  * reads and writes. Vitest: `--merge-reports` does the same for blob reports under `vitest run`.
  */
-import type { RunSummary, SummaryBenchmark } from './markdown.ts'
+import { BENCHMARK_STATES, RUN_END_REASONS, type RunSummary, type SummaryBenchmark } from './run-summary.ts'
 
 /** One shard's summary and where it came from (for messages and result-file paths). */
 export interface ShardSummary {
@@ -11,8 +11,8 @@ export interface ShardSummary {
   summary: RunSummary
 }
 
-const STATES = ['passed', 'failed', 'skipped', 'pending']
-const REASONS = ['passed', 'failed', 'interrupted']
+const STATES: readonly string[] = BENCHMARK_STATES
+const REASONS: readonly string[] = RUN_END_REASONS
 
 /**
  * Checks that a parsed file is a run summary; returns every problem, each naming the field

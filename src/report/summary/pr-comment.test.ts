@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { renderCompareMarkdown } from '../compare/compare-markdown.ts'
-import {
-  type RunSummary,
-  renderMarkdownSummary,
-  type SummaryBenchmark,
-  type SummaryVerdict,
-} from './markdown.ts'
+import { renderMarkdownSummary } from './markdown.ts'
 import { renderPrComment } from './pr-comment.ts'
+import type { RunSummary, SummaryBenchmark, Verdict } from './run-summary.ts'
 
-const bench = (name: string, state: 'passed' | 'failed', verdicts: SummaryVerdict[]): SummaryBenchmark => ({
+const bench = (name: string, state: 'passed' | 'failed', verdicts: Verdict[]): SummaryBenchmark => ({
   file: 'chat.bench.ts',
   name,
   state,
@@ -21,7 +17,7 @@ const bench = (name: string, state: 'passed' | 'failed', verdicts: SummaryVerdic
   errors: [],
 })
 
-const passing: SummaryVerdict = {
+const passing: Verdict = {
   matcher: 'toMatchBaseline',
   pass: true,
   verdict: 'pass',
@@ -50,7 +46,7 @@ const passing: SummaryVerdict = {
   ],
 }
 
-const failing: SummaryVerdict = {
+const failing: Verdict = {
   matcher: 'toMatchBaseline',
   pass: false,
   verdict: 'fail',
@@ -103,7 +99,7 @@ describe('the pull-request comment', () => {
   })
 
   it('keeps the numbers on a failed line, and tells how many requests would decide an open one', () => {
-    const slo: SummaryVerdict = {
+    const slo: Verdict = {
       matcher: 'toMeetSLO',
       pass: false,
       verdict: 'fail',

@@ -4,7 +4,8 @@
  * the Vitest reporter, or from two result files (`servebench compare --markdown`, see
  * `compare-markdown.ts`). Pure: text out; the reporter and the CLI write it.
  */
-import type { RunSummary, SummaryCheck, SummaryVerdictValue } from './markdown.ts'
+import type { RunSummary, VerdictCheck, VerdictValue } from './run-summary.ts'
+import { VERDICT_ICONS } from './verdict-marks.ts'
 
 /** One row of the delta table. */
 export interface DeltaRow {
@@ -29,20 +30,13 @@ export interface DeltaRow {
    */
   interval?: [number, number]
   intervalOf?: 'change' | 'head'
-  verdict: SummaryVerdictValue
+  verdict: VerdictValue
   /** For an inconclusive row: about how many requests would decide it. */
   neededRequests?: number
 }
 
 /** The hidden line a CI job finds its earlier comment by (docs/ci.md, "A sticky pull-request comment"). */
 export const PR_COMMENT_MARKER = '<!-- servebench:pr-comment -->'
-
-const VERDICT_TEXT: Record<SummaryVerdictValue, string> = {
-  pass: '✅ pass',
-  fail: '❌ fail',
-  inconclusive: '❔ inconclusive',
-  invalid: '⚠️ invalid',
-}
 
 /** One row per check of every verdict in the run summary (baseline checks and SLO bounds alike). */
 export function summaryDeltaRows(summary: RunSummary): DeltaRow[] {
@@ -79,12 +73,13 @@ export function renderPrComment(summary: RunSummary, options: { title?: string }
 /** `2 of 7 checks failed`, `all 7 checks passed`, `1 inconclusive of 3 checks`. */
 export function headline(rows: readonly DeltaRow[]): string {
   const n = rows.length
-  const count = (v: SummaryVerdictValue): number => rows.filter((r) => r.verdict === v).length
+  const count = (v: VerdictValue): number => rows.filter((r) => r.verdict === v).length
   const checks = `${n} check${n === 1 ? '' : 's'}`
-  if (count('fail') > 0) return `❌ ${count('fail')} of ${checks} failed`
-  if (count('invalid') > 0) return `⚠️ ${count('invalid')} of ${checks} invalid`
-  if (count('inconclusive') > 0) return `❔ ${count('inconclusive')} of ${checks} inconclusive`
-  return n === 0 ? 'no checks' : `✅ all ${checks} passed`
+  if (count('fail') > 0) return `${VERDICT_ICONS.fail} ${count('fail')} of ${checks} failed`
+  if (count('invalid') > 0) return `${VERDICT_ICONS.invalid} ${count('invalid')} of ${checks} invalid`
+  if (count('inconclusive') > 0)
+    return `${VERDICT_ICONS.inconclusive} ${count('inconclusive')} of ${checks} inconclusive`
+  return n === 0 ? 'no checks' : `${VERDICT_ICONS.pass} all ${checks} passed`
 }
 
 /**
@@ -124,7 +119,7 @@ export function renderDeltaTable(
       num(r.head, r.unit),
       r.change === null ? '–' : percent(r.change),
       interval,
-      `${VERDICT_TEXT[r.verdict]}${needed}`,
+      `${VERDICT_ICONS[r.verdict]} ${r.verdict}${needed}`,
     ]
     lines.push(`| ${cells.join(' | ')} |`)
   }
@@ -149,7 +144,7 @@ export function percent(fraction: number): string {
   return `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`
 }
 
-function baselineRow(benchmark: string, c: SummaryCheck): DeltaRow {
+function baselineRow(benchmark: string, c: VerdictCheck): DeltaRow {
   const base = Number.isFinite(c.limit) ? c.limit : null
   return {
     benchmark,
@@ -165,7 +160,7 @@ function baselineRow(benchmark: string, c: SummaryCheck): DeltaRow {
 }
 
 // Throughputs and goodput are lower limits; every other SLO bound (latencies, errors) an upper one.
-function boundRow(benchmark: string, c: SummaryCheck): DeltaRow {
+function boundRow(benchmark: string, c: VerdictCheck): DeltaRow {
   const bound = /throughput|goodput/.test(c.metric) ? 'min' : 'max'
   return {
     benchmark,

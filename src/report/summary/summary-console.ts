@@ -3,7 +3,8 @@
  * `servebench merge-summaries`: one line per benchmark, one per failed check. Pure.
  */
 import { formatLine } from './check-format.ts'
-import type { SummaryBenchmark } from './markdown.ts'
+import type { SummaryBenchmark } from './run-summary.ts'
+import { MARKS } from './verdict-marks.ts'
 
 /** The checks that failed their assertion, one line each with its numbers: `✗ p99 TTFT 412.3 ms > 300 ms (95% CI …)`. */
 export function failedCheckLines(b: SummaryBenchmark): string[] {
@@ -16,13 +17,11 @@ export function failedCheckLines(b: SummaryBenchmark): string[] {
 export function consoleLine(b: SummaryBenchmark): string {
   const icon =
     b.verdict === 'invalid'
-      ? '!'
+      ? MARKS.invalid
       : b.state === 'passed'
-        ? b.verdict === 'inconclusive'
-          ? '?'
-          : '✓'
+        ? MARKS[b.verdict === 'inconclusive' ? 'inconclusive' : 'pass']
         : b.state === 'failed'
-          ? '✗'
+          ? MARKS.fail
           : '↓'
   const tag = b.verdict === 'invalid' ? ' [invalid]' : b.verdict === 'inconclusive' ? ' [inconclusive]' : ''
   const head = `servebench ${icon} ${b.file} › ${b.name}${tag}`

@@ -3,7 +3,7 @@
  * baseline samples and the commit the run measured.
  */
 import { execFileSync } from 'node:child_process'
-import type { SummaryBenchmark } from '../../report/summary/markdown.ts'
+import type { SummaryBenchmark } from '../../report/summary/run-summary.ts'
 import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 
 // The stored baseline's samples of a benchmark compared with one (its runs pooled), for the report;
@@ -11,14 +11,9 @@ import { baselineFilePath, readBaseline } from '../runtime/baseline-store.ts'
 export function baselineSamples(
   baselineDir: string,
   root: string,
-  b: SummaryBenchmark,
+  b: Pick<SummaryBenchmark, 'file' | 'name' | 'verdicts'>,
 ): { baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>> } {
-  if (
-    !b.verdicts.some(
-      (v) =>
-        v.matcher === 'toMatchBaseline' && !(v as { recording?: boolean }).recording && v.checks.length > 0,
-    )
-  )
+  if (!b.verdicts.some((v) => v.matcher === 'toMatchBaseline' && !v.recording && v.checks.length > 0))
     return {}
   try {
     const stored = readBaseline(baselineFilePath(baselineDir, root, b.file), b.name)

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, isAbsolute, join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { isAbsolute, join, relative } from 'node:path'
 import { BaselineError } from '../../errors.ts'
+import { writeFileAtomicSync } from '../../report/files/write-safe.ts'
 import { parsePythonJson } from '../../report/result/py-json.ts'
 import type { ServeBenchResult } from '../shared/meta.ts'
 import type { BaselineProvenance } from './provenance.ts'
@@ -15,7 +16,8 @@ import {
 /**
  * Baselines on disk, one JSON file per suite file (like `__snapshots__/x.snap`), keyed by the
  * benchmark's full name. Synchronous on purpose: `toMatchBaseline` is a sync matcher, so users need
- * no `await`. Runs in the pool worker (the matcher's thread); plain `node:fs`, no Vitest state.
+ * no `await`. Runs in the pool worker (the matcher's thread); no Vitest state. Written through the
+ * files layer (a temporary file, then a rename).
  */
 
 /** What is kept of one run: the samples the comparison resamples. */
@@ -85,10 +87,7 @@ export function writeBaseline(file: string, name: string, record: BaselineRecord
     benchmarks: Object.fromEntries(Object.entries(others).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   }
   try {
-    mkdirSync(dirname(file), { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, `${formatBaselineJson(sorted)}\n`)
-    renameSync(tmp, file)
+    writeFileAtomicSync(file, `${formatBaselineJson(sorted)}\n`)
   } catch (cause) {
     throw new BaselineError(`Cannot write baseline file ${file}: ${(cause as Error).message}`, { cause })
   }

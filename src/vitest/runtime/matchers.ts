@@ -1,14 +1,8 @@
 import { inject, type RunnerTestCase } from 'vitest'
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import { formatCheck, formatLine } from '../../report/summary/check-format.ts'
-import type {
-  GoodputExpectation,
-  ServeBenchResult,
-  SloSpec,
-  Verdict,
-  VerdictCheck,
-  VerdictValue,
-} from '../shared/meta.ts'
+import { worstVerdict } from '../../report/summary/verdict-marks.ts'
+import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
 import { matchBaseline } from './baseline.ts'
 import { baselineFilePath, readBaseline } from './baseline-store.ts'
 import { baselineReplicates } from './late-results.ts'
@@ -132,8 +126,6 @@ export const servebenchMatchers = {
   },
 }
 
-const SEVERITY: VerdictValue[] = ['pass', 'inconclusive', 'invalid', 'fail']
-
 function finish(
   ctx: MatcherContext,
   matcher: Verdict['matcher'],
@@ -150,10 +142,7 @@ function finish(
     return { ...c, pass: policy === 'warn' ? true : policy === 'fail' ? false : c.pass }
   })
   const met = checks.every((c) => c.pass)
-  const verdict = checks.reduce<VerdictValue>(
-    (worst, c) => (SEVERITY.indexOf(c.verdict) > SEVERITY.indexOf(worst) ? c.verdict : worst),
-    'pass',
-  )
+  const verdict = worstVerdict(checks.map((c) => c.verdict))
   const shown = (met ? checks : checks.filter((c) => !c.pass))
     .map((c) => (c.detail ? `${c.metric} ${c.detail}` : formatCheck(c)))
     .join('; ')

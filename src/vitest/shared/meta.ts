@@ -10,7 +10,12 @@ import type { VerdictOptions } from '../../config/verdict-options.ts'
 import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
 import type { BenchResult } from '../../report/result/result-types.ts'
 import type { RunKind } from '../../report/result/run-result.ts'
+import type { Verdict } from '../../report/summary/run-summary.ts'
 import type { BaselineProvenance } from '../runtime/provenance.ts'
+
+// The verdict types are the summary contract's (report/summary/run-summary.ts): the matchers
+// record what the reporter writes and every summary renderer reads.
+export type { Verdict, VerdictCheck, VerdictMatcher, VerdictValue } from '../../report/summary/run-summary.ts'
 
 /**
  * What a benchmark produces: the generation result, or the pooling shape for the embeddings,
@@ -81,48 +86,6 @@ export interface BaselineExpectation {
    * (one-sided p-value below alpha / 2). @default 0.05
    */
   alpha?: number
-}
-
-/**
- * The four outcomes of a check or a benchmark: `pass` (the interval is within the bound), `fail`
- * (outside it), `inconclusive` (it straddles the bound at this sample size) or `invalid` (the
- * client, not the server, set the numbers).
- */
-export type VerdictValue = 'pass' | 'fail' | 'inconclusive' | 'invalid'
-
-/** One checked number of a verdict. */
-export interface VerdictCheck {
-  /** `p99 TTFT`, `request throughput`, … */
-  metric: string
-  actual: number
-  /** The bound; for baselines, the baseline value. */
-  limit: number
-  unit: string
-  /** Whether the check lets the assertion pass under the verdict policy. */
-  pass: boolean
-  verdict: VerdictValue
-  /** Confidence interval of `actual` (SLOs) or of the relative change (baselines). */
-  interval?: [number, number]
-  /** One-sided p-value of a baseline regression. */
-  pValue?: number
-  /** For an inconclusive check: about how many requests would decide it. */
-  neededRequests?: number
-  /** Extra evidence, e.g. the baseline comparison's interval and p-value. */
-  detail?: string
-}
-
-/** One matcher call's outcome, appended to `task.meta.servebench.verdicts`. */
-export interface Verdict {
-  matcher: 'toMeetSLO' | 'toHaveGoodput' | 'toMatchBaseline'
-  /** Outcome of the assertion as written (`.not` included). */
-  pass: boolean
-  /** The worst of its checks' verdicts (`fail` > `invalid` > `inconclusive` > `pass`). */
-  verdict: VerdictValue
-  /** `toMatchBaseline` recorded (or, in a probe, would record) a baseline instead of comparing. */
-  recording?: boolean
-  /** First line of the message: the verdict with numbers and units. */
-  summary: string
-  checks: VerdictCheck[]
 }
 
 /** What a serveBench task carries in `task.meta.servebench`. */

@@ -1,5 +1,6 @@
 import { mkdir, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { ensureDir } from './write-safe.ts'
 
 /** A run folder's name: `run-20261201-181101`, with `-2`, `-3`… when a run started in the same second. */
 const RUN_FOLDER = /^run-\d{8}-\d{6}(?:-\d+)?$/
@@ -11,7 +12,7 @@ const RUN_FOLDER = /^run-\d{8}-\d{6}(?:-\d+)?$/
 export async function createRunFolder(resultDir: string, start: Date): Promise<string> {
   const p = (n: number): string => String(n).padStart(2, '0')
   const stamp = `${start.getUTCFullYear()}${p(start.getUTCMonth() + 1)}${p(start.getUTCDate())}-${p(start.getUTCHours())}${p(start.getUTCMinutes())}${p(start.getUTCSeconds())}`
-  await mkdir(resultDir, { recursive: true })
+  await ensureDir(resultDir)
   for (let n = 1; ; n++) {
     const name = n === 1 ? `run-${stamp}` : `run-${stamp}-${n}`
     try {
