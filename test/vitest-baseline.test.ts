@@ -52,7 +52,7 @@ describe('toMatchBaseline', () => {
       /^<!-- servebench:pr-comment -->\n## servebench: (✅ all \d+ checks passed|❔ \d+ of \d+ checks inconclusive)\n/,
     )
     expect(comment).toMatch(
-      /^\| baseline\.bench\.ts › decode speed \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| [+-]\d+\.\d% \| [+-]\d+\.\d% … [+-]\d+\.\d% \| (✅ pass|❔ inconclusive \(~\d+ requests\)) \|$/m,
+      /^\| baseline\.bench\.ts › decode speed \| `toMatchBaseline` \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| [+-]\d+\.\d% \| [+-]\d+\.\d% … [+-]\d+\.\d% \| (✅ pass|❔ inconclusive \(~[\d,]+ requests\)) \|$/m,
     )
     expect(comment).not.toContain('❌')
   })
@@ -67,7 +67,7 @@ describe('toMatchBaseline', () => {
     const comment = await readFile(join(dir, 'results', 'servebench-pr-comment.md'), 'utf8')
     expect(comment).toMatch(/^## servebench: ❌ [1-9]\d* of \d+ checks failed$/m)
     expect(comment).toMatch(
-      /^\| baseline\.bench\.ts › decode speed \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| \+\d+\.\d% \| \+\d+\.\d% … \+\d+\.\d% \| ❌ fail \|$/m,
+      /^\| baseline\.bench\.ts › decode speed \| `toMatchBaseline` \| mean TPOT \| [\d.]+ ms \| [\d.]+ ms \| \+\d+\.\d% \| \+\d+\.\d% … \+\d+\.\d% \| ❌ fail \|$/m,
     )
     const html = await readFile(join(dir, 'results', 'servebench-report.html'), 'utf8')
     expect(html).toContain('"label":"ITL (baseline)"')

@@ -69,13 +69,18 @@ describe('vitest bench', () => {
     expect(markdown).toContain('| ✅ | slo-pass.bench.ts › chat > holds its SLO | 36 |')
     expect(markdown).toBe(`${await readFile(join(dir, 'results', 'servebench-summary.md'), 'utf8')}\n`)
     expect(markdown).toMatch(
-      /\| slo-pass\.bench\.ts › chat > holds its SLO \| p90 TTFT \| ≤ 2000 ms \| [\d.]+ ms \| -\d+\.\d% \| [\d.]+ ms … [\d.]+ ms \| ✅ pass \|/,
+      /\| slo-pass\.bench\.ts › chat > holds its SLO \| `toMeetSLO` \| p90 TTFT \| ≤ 2000 ms \| [\d.]+ ms \| -\d+\.\d% \| [\d.]+ ms … [\d.]+ ms \| ✅ pass \|/,
     )
+    // Error rates and goodput read as percentages, not "≤ 0 fraction".
+    expect(markdown).toContain('| `toMeetSLO` | error rate | ≤ 0% | 0% | – | – | ✅ pass |')
+    expect(markdown).toMatch(/\| `toHaveGoodput` \| goodput \| ≥ 80% \| [\d.]+% \|/)
 
     // The PR comment, the CSVs, the history line and the HTML report of the same run.
     const comment = await readFile(join(dir, 'results', 'servebench-pr-comment.md'), 'utf8')
     expect(comment).toMatch(/^<!-- servebench:pr-comment -->\n## servebench: ✅ all \d+ checks passed\n/)
-    expect(comment).toContain('| slo-pass.bench.ts › chat > holds its SLO | p90 TTFT | ≤ 2000 ms |')
+    expect(comment).toContain(
+      '| slo-pass.bench.ts › chat > holds its SLO | `toMeetSLO` | p90 TTFT | ≤ 2000 ms |',
+    )
     const summaryCsv = (await readFile(join(dir, 'results', 'servebench-summary.csv'), 'utf8')).split('\r\n')
     expect(summaryCsv[0]).toMatch(/^name,date,completed,failed,/)
     expect(summaryCsv[1]).toMatch(/^slo-pass\.bench\.ts › chat > holds its SLO,\d{8}-\d{6},36,0,/)

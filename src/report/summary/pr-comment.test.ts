@@ -71,7 +71,7 @@ const failing: Verdict = {
       verdict: 'inconclusive',
       interval: [-0.05, 0.14],
       pValue: 0.2,
-      neededRequests: 400,
+      neededRequests: 614_354.2,
     },
   ],
 }
@@ -89,16 +89,16 @@ describe('the pull-request comment', () => {
         '<!-- servebench:pr-comment -->',
         '## servebench: ✅ all 2 checks passed',
         '',
-        '| Benchmark | Metric | Base | Head | Change | Interval | Verdict |',
-        '|---|---|---:|---:|---:|---|---|',
-        '| chat.bench.ts › short chat | p99 TTFT | 50 ms | 52.4 ms | +4.8% | -2.0% … +7.0% | ✅ pass |',
-        '| chat.bench.ts › short chat | output throughput | 1200 tok/s | 1210 tok/s | +0.8% | -1.0% … +3.0% | ✅ pass |',
+        '| Benchmark | Check | Metric | Base | Head | Change | Interval | Verdict |',
+        '|---|---|---|---:|---:|---:|---|---|',
+        '| chat.bench.ts › short chat | `toMatchBaseline` | p99 TTFT | 50 ms | 52.4 ms | +4.8% | -2.0% … +7.0% | ✅ pass |',
+        '| chat.bench.ts › short chat | `toMatchBaseline` | output throughput | 1200 tok/s | 1210 tok/s | +0.8% | -1.0% … +3.0% | ✅ pass |',
         '',
       ].join('\n'),
     )
   })
 
-  it('keeps the numbers on a failed line, and tells how many requests would decide an open one', () => {
+  it('names the check of each row, and tells how many requests would decide an open one', () => {
     const slo: Verdict = {
       matcher: 'toMeetSLO',
       pass: false,
@@ -122,20 +122,32 @@ describe('the pull-request comment', () => {
           pass: true,
           verdict: 'inconclusive',
         },
+        {
+          metric: 'error rate',
+          actual: 0.015,
+          limit: 0,
+          unit: 'fraction',
+          pass: false,
+          verdict: 'fail',
+          interval: [0.004, 0.05],
+        },
+        { metric: 'failed', actual: 3, limit: 0, unit: 'count', pass: false, verdict: 'fail' },
       ],
     }
     const summary = summaryOf(bench('long chat', 'failed', [failing, slo]), bench('embeddings', 'passed', []))
     expect(renderPrComment(summary)).toBe(
       [
         '<!-- servebench:pr-comment -->',
-        '## servebench: ❌ 2 of 4 checks failed',
+        '## servebench: ❌ 4 of 6 checks failed',
         '',
-        '| Benchmark | Metric | Base | Head | Change | Interval | Verdict |',
-        '|---|---|---:|---:|---:|---|---|',
-        '| chat.bench.ts › long chat | p99 TTFT | 50 ms | 65.5 ms | +31.0% | +21.0% … +42.0% | ❌ fail |',
-        '| chat.bench.ts › long chat | mean TPOT | 10 ms | 10.4 ms | +4.0% | -5.0% … +14.0% | ❔ inconclusive (~400 requests) |',
-        '| chat.bench.ts › long chat | p99 TTFT | ≤ 300 ms | 412 ms | +37.3% | 380 ms … 450 ms | ❌ fail |',
-        '| chat.bench.ts › long chat | request throughput | ≥ 10 req/s | 9.50 req/s | -5.0% | – | ❔ inconclusive |',
+        '| Benchmark | Check | Metric | Base | Head | Change | Interval | Verdict |',
+        '|---|---|---|---:|---:|---:|---|---|',
+        '| chat.bench.ts › long chat | `toMatchBaseline` | p99 TTFT | 50 ms | 65.5 ms | +31.0% | +21.0% … +42.0% | ❌ fail |',
+        '| chat.bench.ts › long chat | `toMatchBaseline` | mean TPOT | 10 ms | 10.4 ms | +4.0% | -5.0% … +14.0% | ❔ inconclusive (~614,355 requests) |',
+        '| chat.bench.ts › long chat | `toMeetSLO` | p99 TTFT | ≤ 300 ms | 412 ms | +37.3% | 380 ms … 450 ms | ❌ fail |',
+        '| chat.bench.ts › long chat | `toMeetSLO` | request throughput | ≥ 10 req/s | 9.50 req/s | -5.0% | – | ❔ inconclusive |',
+        '| chat.bench.ts › long chat | `toMeetSLO` | error rate | ≤ 0% | 1.5% | – | 0.4% … 5% | ❌ fail |',
+        '| chat.bench.ts › long chat | `toMeetSLO` | failed | ≤ 0 | 3 | – | – | ❌ fail |',
         '',
         'Benchmarks without a checked metric:',
         '',
@@ -148,7 +160,7 @@ describe('the pull-request comment', () => {
     expect(md).toContain('## servebench (shard 2/3): 2 benchmarks, 1 failed')
     expect(md).toContain('### Checks')
     expect(md).toContain(
-      '| chat.bench.ts › long chat | p99 TTFT | ≤ 300 ms | 412 ms | +37.3% | 380 ms … 450 ms | ❌ fail |',
+      '| chat.bench.ts › long chat | `toMeetSLO` | p99 TTFT | ≤ 300 ms | 412 ms | +37.3% | 380 ms … 450 ms | ❌ fail |',
     )
     expect(md).toContain('  - ✗ p99 TTFT: 412 ms (interval 380 ms … 450 ms), limit 300 ms\n')
     expect(md).toContain('  - ? request throughput: 9.50 req/s, limit 10 req/s\n')

@@ -1,6 +1,6 @@
 /**
- * The pull-request comment: one Markdown row per checked metric (base, head, change, interval,
- * verdict), with the numbers on every line, failed lines included. Built from the run summary of
+ * The pull-request comment: one Markdown row per checked metric (the check that made it, base,
+ * head, change, interval, verdict), with the numbers on every line, failed lines included. Built from the run summary of
  * the Vitest reporter, or from two result files (`servebench compare --markdown`, see
  * `compare-markdown.ts`). Pure: text out; the reporter and the CLI write it.
  */
@@ -11,6 +11,8 @@ import { VERDICT_ICONS } from './verdict-marks.ts'
 export interface DeltaRow {
   /** The benchmark (file › name), or the compared files. */
   benchmark: string
+  /** The matcher that checked it (`toMeetSLO`, `toMatchBaseline`, …); absent for two compared files. */
+  check?: string
   /** `p99 TTFT`, `output_throughput`, … */
   metric: string
   unit: string
@@ -43,11 +45,12 @@ export function summaryDeltaRows(summary: RunSummary): DeltaRow[] {
   const rows: DeltaRow[] = []
   for (const b of summary.benchmarks) {
     for (const v of b.verdicts) {
-      if (v.matcher === 'toMatchBaseline') {
-        for (const c of v.checks) rows.push(baselineRow(`${b.file} › ${b.name}`, c))
-      } else {
-        for (const c of v.checks) rows.push(boundRow(`${b.file} › ${b.name}`, c))
-      }
+      const benchmark = `${b.file} › ${b.name}`
+      for (const c of v.checks)
+        rows.push({
+          ...(v.matcher === 'toMatchBaseline' ? baselineRow(benchmark, c) : boundRow(benchmark, c)),
+          check: v.matcher,
+        })
     }
   }
   return rows
@@ -83,20 +86,24 @@ export function headline(rows: readonly DeltaRow[]): string {
 }
 
 /**
- * The table lines: Benchmark | Metric | Base | Head | Change | Interval | Verdict; without the
- * Benchmark column when `benchmarkColumn` is false (one comparison of two files).
+ * The table lines: Benchmark | Check | Metric | Base | Head | Change | Interval | Verdict; without
+ * the Benchmark column when `benchmarkColumn` is false (one comparison of two files), and without
+ * the Check column when no row names its matcher. An SLO row and a baseline row may carry the same
+ * metric (`p99 TTFT`): the Check column tells them apart.
  */
 export function renderDeltaTable(
   rows: readonly DeltaRow[],
   options: { benchmarkColumn?: boolean } = {},
 ): string[] {
   const withBenchmark = options.benchmarkColumn ?? true
-  const lines = withBenchmark
-    ? [
-        '| Benchmark | Metric | Base | Head | Change | Interval | Verdict |',
-        '|---|---|---:|---:|---:|---|---|',
-      ]
-    : ['| Metric | Base | Head | Change | Interval | Verdict |', '|---|---:|---:|---:|---|---|']
+  const withCheck = rows.some((r) => r.check !== undefined)
+  const head = [
+    ...(withBenchmark ? ['Benchmark'] : []),
+    ...(withCheck ? ['Check'] : []),
+    ...['Metric', 'Base', 'Head', 'Change', 'Interval', 'Verdict'],
+  ]
+  const align = head.map((h) => (h === 'Base' || h === 'Head' || h === 'Change' ? '---:' : '---'))
+  const lines = [`| ${head.join(' | ')} |`, `|${align.join('|')}|`]
   for (const r of rows) {
     const base =
       r.base === null
@@ -110,10 +117,11 @@ export function renderDeltaTable(
           : `${percent(r.interval[0])} … ${percent(r.interval[1])}`
     const needed =
       r.verdict === 'inconclusive' && r.neededRequests !== undefined && Number.isFinite(r.neededRequests)
-        ? ` (~${r.neededRequests} requests)`
+        ? ` (~${count(r.neededRequests)} requests)`
         : ''
     const cells = [
       ...(withBenchmark ? [escapeCell(r.benchmark)] : []),
+      ...(withCheck ? [r.check ? `\`${r.check}\`` : '–'] : []),
       escapeCell(r.metric),
       base,
       num(r.head, r.unit),
@@ -126,9 +134,14 @@ export function renderDeltaTable(
   return lines
 }
 
-/** A number with its unit, 3 significant digits at least (`412 ms`, `0.042`, `12.3 req/s`). */
+/**
+ * A number with its unit, 3 significant digits at least (`412 ms`, `0.042`, `12.3 req/s`); a
+ * `fraction` as a percentage (`0%`, `1.5%`), a `count` bare (`0`).
+ */
 export function num(value: number, unit = ''): string {
   if (!Number.isFinite(value)) return '–'
+  if (unit === 'fraction') return `${Number((value * 100).toPrecision(3))}%`
+  if (unit === 'count') return num(value)
   const abs = Math.abs(value)
   const text =
     abs >= 100 || Number.isInteger(value)
@@ -142,6 +155,11 @@ export function percent(fraction: number): string {
   if (!Number.isFinite(fraction)) return '–'
   const p = fraction * 100
   return `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`
+}
+
+/** A count as the console writes it: `614,355`. */
+export function count(n: number): string {
+  return Math.ceil(n).toLocaleString('en-US')
 }
 
 function baselineRow(benchmark: string, c: VerdictCheck): DeltaRow {
