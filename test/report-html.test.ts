@@ -9,11 +9,16 @@ import type { RunSummary } from '../src/report/summary/run-summary.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 import { Browser, CHROMIUM, hasChromium } from './chromium.ts'
 import { ROOT, runCli } from './helpers.ts'
+import { axes, colouredPixels, drawn, drawnLabels, type PageLabel, seriesPixels } from './report-page.ts'
 
 // One simulator for the file: 4 sequences at most, so a concurrency of 16 leaves 12 waiting.
 let sim: SimServer
 let dir: string
 let points: Array<{ file: string; result: Record<string, unknown> }>
+// The combined sweep file of the same run (its points in the order run: 2, 16, 8).
+let combined: string
+// Two results saved as Python's --save-result saves them: no per-request arrays.
+let plain: string[]
 
 beforeAll(async () => {
   sim = await startSimulator({ maxNumSeqs: 4, decodeBaseMs: 10 })
@@ -22,7 +27,7 @@ beforeAll(async () => {
     'serve',
     ...['--base-url', sim.url, '--tokenizer', 'cl100k_base'],
     ...['--random-input-len', '32', '--random-output-len', '12', '--num-prompts', '16'],
-    ...['--sweep-max-concurrency', '2,8,16', '--server-metrics-interval', '0.05'],
+    ...['--sweep-max-concurrency', '2,16,8', '--server-metrics-interval', '0.05'],
     ...[
       '--save-result',
       '--save-detailed',
@@ -43,6 +48,20 @@ beforeAll(async () => {
     })),
   )
   points.sort((a, b) => Number(a.result.max_concurrency) - Number(b.result.max_concurrency))
+  combined = join(dir, 'runs', (await readdir(join(dir, 'runs'))).find((f) => f.includes('-sweep-'))!)
+  const plainRun = await runCli([
+    'serve',
+    ...['--base-url', sim.url, '--tokenizer', 'cl100k_base'],
+    ...['--random-input-len', '32', '--random-output-len', '12', '--num-prompts', '16'],
+    ...['--sweep-max-concurrency', '2,16', '--metric-percentiles', '50,90,99'],
+    ...['--percentile-metrics', 'ttft,tpot,itl,e2el', '--save-result', '--result-dir', join(dir, 'plain')],
+    '--disable-tqdm',
+  ])
+  expect(plainRun.code, plainRun.stderr).toBe(0)
+  plain = (await readdir(join(dir, 'plain')))
+    .filter((f) => /-concurrency\d+-/.test(f))
+    .sort((a, b) => Number(/concurrency(\d+)/.exec(a)![1]) - Number(/concurrency(\d+)/.exec(b)![1]))
+    .map((f) => join(dir, 'plain', f))
 }, 120_000)
 
 afterAll(async () => {
@@ -173,12 +192,15 @@ describe('servebench report and compare --markdown', () => {
     )
     const sweepHtml = join(dir, 'sweep.html')
     const compareHtml = join(dir, 'compare.html')
-    const [sweep, compare, markdown, bad] = await Promise.all([
+    const combinedHtml = join(dir, 'combined.html')
+    const plainHtml = join(dir, 'plain.html')
+    const [sweep, compare, markdown, bad, combinedReport, plainReport] = await Promise.all([
       runCli([
         'report',
+        // In the order a shell's glob gives them (16 before 8): the report orders them by concurrency.
+        c16.file,
         c2.file,
         c8.file,
-        c16.file,
         '-o',
         sweepHtml,
         '--history',
@@ -199,15 +221,32 @@ describe('servebench report and compare --markdown', () => {
       ]),
       runCli(['compare', c2.file, c16.file, '--markdown']),
       runCli(['report', '--bogus', '--history', join(dir, 'none.jsonl'), '-o']),
+      runCli(['report', combined, '-o', combinedHtml]),
+      runCli(['report', ...plain, '-o', plainHtml]),
     ])
     expect([bad.code, bad.stderr]).toEqual([
       2,
       'servebench: Invalid configuration (3 issues):\n  - --bogus is not a servebench report flag; valid: --output, -o, --title, --summary, --history, --csv, --help\n  - --output needs a value\n  - report needs at least one result file (got 0); see servebench report --help\n',
     ])
     expect(
-      [sweep.code, compare.code, markdown.code],
-      `${sweep.stderr}${compare.stderr}${markdown.stderr}`,
-    ).toEqual([0, 0, 0])
+      [sweep.code, compare.code, markdown.code, combinedReport.code, plainReport.code],
+      `${sweep.stderr}${compare.stderr}${markdown.stderr}${combinedReport.stderr}${plainReport.stderr}`,
+    ).toEqual([0, 0, 0, 0, 0])
+    // The combined sweep file: the sweep, then a section per point in the order of the value swept,
+    // each with its summary table (not an empty one asking for --save-detailed).
+    const combinedPage = await readFile(combinedHtml, 'utf8')
+    const stem = combined
+      .split('/')
+      .at(-1)!
+      .replace(/-\d{8}-\d{6}\.json$/, '')
+    expect([...combinedPage.matchAll(/<h2>(.*?)<\/h2>/g)].map((m) => m[1])).toEqual([
+      `Sweep: ${stem}`,
+      `${stem} › concurrency=2`,
+      `${stem} › concurrency=8`,
+      `${stem} › concurrency=16`,
+    ])
+    expect(combinedPage).not.toContain('--save-detailed): distributions and time series are left out')
+    expect(combinedPage).toContain(`<tr><td>completed</td><td>16</td></tr>`)
     expect(sweep.stdout).toBe(`servebench: report written to ${sweepHtml}\n`)
     expect((await readdir(join(dir, 'csv'))).sort()).toEqual(
       [
@@ -241,22 +280,23 @@ describe('servebench report and compare --markdown', () => {
     }
     const browser = await Browser.launch()
     try {
-      const drawn = `document.documentElement.dataset.charts !== undefined`
-      const colouredPixels = `[...document.querySelectorAll('.chart')].map((el) => {
-        const canvas = el.querySelector('canvas')
-        if (!canvas) return [el.id, 0]
-        const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data
-        let n = 0
-        for (let i = 0; i < d.length; i += 4)
-          if (d[i + 3] > 0 && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) n++
-        return [el.id, n]
-      })`
       const shots = process.env.SERVEBENCH_SCREENSHOTS
       for (const [file, expected] of [
         [sweepHtml, ['sweep-latency', 'b2-server-queue', 'b2-server-cache', 'b0-ttft-cdf', 'trend-0']],
         [
           compareHtml,
           ['cmp-ttft', 'b1-ttft-cdf', 'b1-ttft-hist', 'b1-throughput', 'b1-inflight', 'b1-server-queue'],
+        ],
+        [combinedHtml, ['sweep-latency', 'b0-ttft-percentiles', 'b2-itl-percentiles', 'b2-server-queue']],
+        [
+          plainHtml,
+          [
+            'cmp-ttft-percentiles',
+            'cmp-itl-percentiles',
+            'cmp-request-rates',
+            'cmp-token-rates',
+            'b1-tpot-percentiles',
+          ],
         ],
       ] as const) {
         const tab = await browser.open(file, { width: 1280, height: 900 }, drawn)
@@ -271,6 +311,58 @@ describe('servebench report and compare --markdown', () => {
           `charts left blank in ${file}`,
         ).toEqual([])
         expect(tab.log, file).toEqual({ errors: [], requests: [] })
+        // No label runs off its chart (a knee label cut to "ee: openai-…" did).
+        const labels = await tab.evaluate<PageLabel[]>(drawnLabels)
+        expect(
+          labels.filter((l) => l.left < 0 || l.right > l.width),
+          `labels cut off in ${file}`,
+        ).toEqual([])
+        if (file === sweepHtml || file === combinedHtml) {
+          // The points in the order of the concurrency swept, the knee named by its value.
+          expect(await tab.evaluate(axes('sweep-latency'))).toEqual([
+            ['max concurrency', 'ms', 'output tok/s'],
+            ['2', '8', '16'],
+          ])
+          expect(labels.filter((l) => l.id === 'sweep-latency').map((l) => l.text)).toEqual([
+            expect.stringMatching(/^knee: concurrency=(2|8|16)$/),
+          ])
+          for (const [label, n] of await tab.evaluate<Array<[string, number]>>(seriesPixels('sweep-latency')))
+            expect(n, `${label} in the sweep chart of ${file}`).toBeGreaterThan(100)
+        }
+        if (file === compareHtml) {
+          // A histogram of ITL counts token gaps, not requests.
+          expect(await tab.evaluate(axes('b1-itl-hist'))).toEqual([['ms', 'token gaps'], []])
+          expect(await tab.evaluate(axes('b1-ttft-hist'))).toEqual([['ms', 'requests'], []])
+          // 12 tokens a request: both series have one shape, and both stay visible.
+          expect(await tab.evaluate(axes('b1-throughput'))).toEqual([
+            ['s', 'completed req/s', 'output tok/s'],
+            [],
+          ])
+          const pixels = Object.fromEntries(
+            await tab.evaluate<Array<[string, number]>>(seriesPixels('b1-throughput')),
+          )
+          expect(pixels['completed req/s'], 'completed req/s').toBeGreaterThan(200)
+          expect(pixels['output tok/s'], 'output tok/s').toBeGreaterThan(2000)
+        }
+        if (file === plainHtml) {
+          // Two plain results compared from their percentiles and throughputs, one colour each.
+          expect(await tab.evaluate(axes('cmp-ttft-percentiles'))).toEqual([
+            ['percentile', 'ms'],
+            ['p50', 'p90', 'p99'],
+          ])
+          for (const id of ['cmp-ttft-percentiles', 'cmp-e2el-percentiles', 'cmp-token-rates']) {
+            const pixels = await tab.evaluate<Array<[string, number]>>(seriesPixels(id))
+            expect(pixels.map(([label]) => label)).toEqual(
+              plain.map((f) =>
+                f
+                  .split('/')
+                  .at(-1)!
+                  .replace(/-\d{8}-\d{6}\.json$/, ''),
+              ),
+            )
+            for (const [label, n] of pixels) expect(n, `${label} in ${id}`).toBeGreaterThan(100)
+          }
+        }
         if (shots && file === compareHtml) {
           // The busiest run's section: its TTFT distribution with the failed SLO bound drawn on it.
           const top = await tab.evaluate<number>(

@@ -4,6 +4,7 @@ import { parseResultText } from '../../report/compare/compare.ts'
 import { readChartLibrary, writeReportFile } from '../../report/files/write.ts'
 import { buildHtmlReport } from '../../report/html/html-report.ts'
 import type { ReportResult } from '../../report/html/report-sections.ts'
+import { sweepFileResults } from '../../report/html/sweep-charts.ts'
 import { requestsCsv, summaryCsv } from '../../report/summary/csv.ts'
 import { type HistoryEntry, parseHistory } from '../../report/summary/history.ts'
 import type { RunSummary } from '../../report/summary/run-summary.ts'
@@ -15,9 +16,11 @@ const USAGE = `Usage: servebench report <result.json>… [-o report.html] [flags
 Writes one self-contained HTML report (no network: the chart library is inlined) of saved results:
 per result, the TTFT / ITL / E2EL distributions (CDF and histogram), throughput and requests in
 flight over time with the steady-state window, the server's scraped /metrics series, the
-configuration and the client self-check. Two results are also compared side by side; three or
-more are drawn as a sweep (latency against throughput, the knee marked). Distributions need
-results saved with --save-detailed.
+configuration and the client self-check. Two results are also compared side by side. A combined
+sweep file (--sweep-* --save-result), or three results or more that differ in max concurrency or
+request rate, is drawn as a sweep (latency and throughput by load, the knee marked), its points
+in the order of the value swept. Distributions and time series need results saved with
+--save-detailed; a result without them is drawn from its percentiles (p50, p99, ...).
 
   -o, --output FILE   the HTML file (default servebench-report.html)
   --title TEXT        the page title (default "servebench report")
@@ -42,14 +45,18 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
     return EXIT_CODES.ok
   }
   const args = parseReportArgs(argv)
-  const results: ReportResult[] = await Promise.all(
-    args.files.map(async (path) => ({
-      name: resultName(path),
-      result: await readResultFile(path),
-    })),
+  // A combined sweep file stands for its points; `sources[i]` is the file results[i] came from.
+  const read = await Promise.all(
+    args.files.map(async (path) => {
+      const result = await readResultFile(path)
+      const points = sweepFileResults(resultName(path), result)
+      return (points ?? [{ name: resultName(path), result }]).map((r) => ({ r, path }))
+    }),
   )
+  const results: ReportResult[] = read.flat().map((x) => x.r)
+  const sources = read.flat().map((x) => x.path)
   if (args.summary)
-    attachVerdicts(results, args.files, (await readJson(args.summary, '--summary')) as RunSummary)
+    attachVerdicts(results, sources, (await readJson(args.summary, '--summary')) as RunSummary)
   let history: HistoryEntry[] | undefined
   if (args.history) {
     const parsed = parseHistory(await readInputText(args.history, '--history'))
@@ -69,12 +76,13 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
   if (args.csv) {
     await writeReportFile(join(args.csv, 'summary.csv'), summaryCsv(results))
     for (const [i, r] of results.entries()) {
-      const stem = basename(args.files[i]!).replace(/\.jsonl?$/, '')
+      const stem = basename(sources[i]!).replace(/\.jsonl?$/, '')
       const csv = requestsCsv(r.result)
+      const point = r.sweep ? ` (${r.name})` : ''
       if (csv !== undefined) await writeReportFile(join(args.csv, `${stem}.requests.csv`), csv)
       else
         console.error(
-          `servebench: ${args.files[i]} has no per-request data (--save-detailed): no requests CSV`,
+          `servebench: ${sources[i]}${point} has no per-request data (--save-detailed): no requests CSV`,
         )
     }
     console.log(`servebench: CSV written to ${args.csv}`)
@@ -115,9 +123,11 @@ function resultName(path: string): string {
 }
 
 // A summary's benchmark names its result file; its verdicts go to the result read from that file.
-function attachVerdicts(results: ReportResult[], files: readonly string[], summary: RunSummary): void {
+function attachVerdicts(results: ReportResult[], sources: readonly string[], summary: RunSummary): void {
   for (const b of summary.benchmarks ?? []) {
-    const i = files.findIndex((f) => b.resultFile !== null && basename(f) === b.resultFile)
+    const i = sources.findIndex(
+      (f, k) => b.resultFile !== null && basename(f) === b.resultFile && !results[k]!.sweep,
+    )
     if (i >= 0) {
       results[i]!.verdicts = b.verdicts
       results[i]!.name = `${b.file} › ${b.name}`

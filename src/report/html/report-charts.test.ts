@@ -1,9 +1,8 @@
-import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parsePrometheusText } from '../../metrics/prometheus.ts'
 import { scrapeValues, serverMetricsJson } from '../result/server-metrics-key.ts'
 import { buildHtmlReport } from './html-report.ts'
-import { cdfChart, histogramChart, kneeIndex, requestSeries, throughputCharts } from './report-charts.ts'
+import { cdfChart, histogramChart, requestSeries, throughputCharts } from './report-charts.ts'
 import { serverCharts } from './server-charts.ts'
 
 const detailed = {
@@ -56,40 +55,36 @@ describe('the chart data', () => {
     const hist = histogramChart('h', 'TTFT', [1, 2, 2, 3])
     expect((hist.series[0]!.values as number[]).reduce((a, b) => a + b, 0)).toBe(4)
     expect(hist.x).toHaveLength(30)
+    expect(hist.yLabel).toBe('requests')
+    // An ITL histogram counts token gaps: a request of 20 tokens gives 19 of them.
+    const itl = histogramChart('i', 'ITL', [10, 10, 12], [], 'token gaps')
+    expect([itl.yLabel, itl.series[0]!.label]).toEqual(['token gaps', 'token gaps'])
+    expect(cdfChart('c', 'ITL', [{ label: 'ITL', values: [1] }], [], 'token gaps').yLabel).toBe(
+      'fraction of token gaps',
+    )
   })
 
   it('counts completions per bin and requests in flight, with the steady-state window as a band', () => {
     const [throughput, inFlight] = throughputCharts('b', requestSeries(detailed)!, { startS: 0.5, endS: 1.5 })
     expect(throughput!.band).toEqual({ from: 0.5, to: 1.5, label: 'steady state' })
-    // Bins of 0.1 s: one completion in each of three bins, 10 req/s there.
-    expect(
-      (throughput!.series[0]!.values as number[]).filter((v) => v > 0).map((v) => Math.round(v)),
-    ).toEqual([10, 10, 10])
+    // Bins of 0.1 s: ends at 1, 1.5 and 2 s (the last bin's end) give 10 req/s in three bins, at their centres.
+    const [tokens, requests] = throughput!.series
+    expect(requests!.values.filter((v) => v! > 0).map((v) => Math.round(v!))).toEqual([10, 10, 10])
+    expect(throughput!.x.filter((_, i) => requests!.values[i]! > 0).map((x) => x.toFixed(2))).toEqual([
+      '1.05',
+      '1.55',
+      '1.95',
+    ])
+    // Tokens are bars on the right axis, requests a line with points over them: with 10 tokens a
+    // request the two have one shape, and two lines would be drawn one on the other.
+    expect([tokens!.label, tokens!.kind, tokens!.scale]).toEqual(['output tok/s', 'bars', 'y2'])
+    expect([requests!.label, requests!.kind ?? throughput!.kind, requests!.markers]).toEqual([
+      'completed req/s',
+      'line',
+      true,
+    ])
+    expect([throughput!.yLabel, throughput!.y2Label]).toEqual(['completed req/s', 'output tok/s'])
     expect(Math.max(...(inFlight!.series[0]!.values as number[]))).toBe(2)
-  })
-
-  it('finds the knee of a latency curve that bends upward', () => {
-    const curve = [
-      { x: 100, y: 20 },
-      { x: 200, y: 22 },
-      { x: 300, y: 25 },
-      { x: 350, y: 60 },
-      { x: 360, y: 200 },
-    ]
-    expect(kneeIndex(curve)).toBe(2)
-    expect(kneeIndex(curve.slice(0, 2))).toBeUndefined()
-    // Any convex increasing curve has its knee strictly inside.
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 4, max: 20 }),
-        fc.double({ min: 1.5, max: 4, noNaN: true }),
-        (n, power) => {
-          const points = Array.from({ length: n }, (_, i) => ({ x: i, y: (i / (n - 1)) ** power }))
-          const k = kneeIndex(points)!
-          return k > 0 && k < n - 1
-        },
-      ),
-    )
   })
 })
 

@@ -1,8 +1,9 @@
 /**
  * The chart specifications of the HTML report: plain data (x values, series, bound marks, a
  * shaded window) that the page's script hands to uPlot. One builder per chart family: latency
- * distributions, throughput and requests in flight over time, a sweep's latency against
- * throughput with its knee, and history trends (the server's series: `server-charts.ts`). Pure.
+ * distributions, throughput and requests in flight over time, and history trends (a sweep:
+ * `sweep-charts.ts`; percentiles of a result without per-request arrays: `percentile-charts.ts`;
+ * the server's series: `server-charts.ts`). Pure.
  */
 /** One series of a chart. */
 export interface ChartSeries {
@@ -13,6 +14,12 @@ export interface ChartSeries {
   kind?: ChartKind
   /** `y2`: the right-hand axis. @default 'y' */
   scale?: 'y' | 'y2'
+  /** Line width in CSS pixels. @default 1.5 */
+  width?: number
+  /** A point drawn at each value of a line. @default false */
+  markers?: boolean
+  /** Bars side by side: this series is bar `index` of `count` at each x. */
+  barGroup?: { index: number; count: number }
 }
 
 export type ChartKind = 'line' | 'step' | 'bars' | 'points'
@@ -40,6 +47,8 @@ export interface ChartSpec {
   band?: { from: number; to: number; label: string }
   /** Tick labels of a categorical x axis (x = 0, 1, …): commits of a history trend. */
   xTicks?: string[]
+  /** Both y axes start at 0 (counts, rates, latency percentiles), whatever the data's minimum. */
+  yFromZero?: boolean
 }
 
 /** Per-request data of a result, on a time axis starting at its first request (s). */
@@ -52,6 +61,8 @@ export interface RequestSeries {
   outputLens: number[]
   /** The first request's start on the result's clock (`start_times`), s. */
   originS: number
+  /** `itlMs` holds every k-th token gap (1: all of them), so a huge run stays drawable. */
+  itlStride: number
 }
 
 export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b'] as const
@@ -78,10 +89,12 @@ export function requestSeries(result: Record<string, unknown>): RequestSeries | 
     itlMs: [],
     outputLens: [],
     originS,
+    itlStride: 1,
   }
   let gapCount = 0
   for (const gaps of itls) if (Array.isArray(gaps)) gapCount += gaps.length
   const stride = Math.max(1, Math.ceil(gapCount / MAX_ITL_SAMPLES))
+  out.itlStride = stride
   let gapIndex = 0
   for (let i = 0; i < starts.length; i++) {
     if ((errors[i] !== undefined && errors[i] !== '') || !(latencies[i]! > 0)) continue
@@ -97,12 +110,16 @@ export function requestSeries(result: Record<string, unknown>): RequestSeries | 
   return out
 }
 
-/** The empirical CDF of `values` (at most 400 points), one or more series (a comparison). */
+/**
+ * The empirical CDF of `values` (at most 400 points), one or more series (a comparison); `counted`
+ * names what a value is (`requests`, or `token gaps` for ITL), for the y axis.
+ */
 export function cdfChart(
   id: string,
   title: string,
   samples: ReadonlyArray<{ label: string; values: readonly number[] }>,
   marks: ChartMark[] = [],
+  counted = 'requests',
 ): ChartSpec {
   const xs = new Set<number>()
   const sorted = samples.map((s) => [...s.values].sort((a, b) => a - b))
@@ -113,15 +130,19 @@ export function cdfChart(
     color: COLORS[k % COLORS.length]!,
     values: x.map((v) => (values.length === 0 ? null : upperBound(values, v) / values.length)),
   }))
-  return { id, title, kind: 'step', xLabel: 'ms', yLabel: 'fraction of requests', x, series, marks }
+  return { id, title, kind: 'step', xLabel: 'ms', yLabel: `fraction of ${counted}`, x, series, marks }
 }
 
-/** A histogram of `values` in 30 equal bins (bin centres on x), with bound marks. */
+/**
+ * A histogram of `values` in 30 equal bins (bin centres on x), with bound marks; `counted` names
+ * what a bar counts (`requests`; `token gaps` for ITL, where one request gives many).
+ */
 export function histogramChart(
   id: string,
   title: string,
   values: readonly number[],
   marks: ChartMark[] = [],
+  counted = 'requests',
 ): ChartSpec {
   const [min, max] = extent(values)
   const width = max > min ? (max - min) / HISTOGRAM_BINS : 1
@@ -133,16 +154,19 @@ export function histogramChart(
     title,
     kind: 'bars',
     xLabel: 'ms',
-    yLabel: 'requests',
+    yLabel: counted,
     x,
-    series: [{ label: 'requests', values: counts, color: COLORS[0] }],
+    series: [{ label: counted, values: counts, color: COLORS[0] }],
     marks,
+    yFromZero: true,
   }
 }
 
 /**
  * Completed requests per second and output tokens per second in time bins, and requests in flight
- * (sampled at each bin's end); the steady-state window shaded.
+ * (sampled at each bin's end); the steady-state window shaded. Output tokens are bars on the right
+ * axis and requests a heavier line over them: with a fixed output length the two series have the
+ * same shape, and two lines on their own axes would be drawn one over the other.
  */
 export function throughputCharts(
   idPrefix: string,
@@ -152,6 +176,8 @@ export function throughputCharts(
   const endS = extent(r.endS)[1]
   const binS = niceBin(endS / 60)
   const bins = Math.max(1, Math.ceil(endS / binS))
+  // Rates are drawn at their bin's centre; requests in flight are sampled at each bin's end.
+  const centres = Array.from({ length: bins }, (_, i) => (i + 0.5) * binS)
   const x = Array.from({ length: bins }, (_, i) => (i + 1) * binS)
   const done = new Array<number>(bins).fill(0)
   const tokens = new Array<number>(bins).fill(0)
@@ -166,15 +192,16 @@ export function throughputCharts(
     {
       id: `${idPrefix}-throughput`,
       title: 'Throughput over time',
-      kind: 'step',
+      kind: 'line',
       xLabel: 's',
-      yLabel: 'req/s',
+      yLabel: 'completed req/s',
       y2Label: 'output tok/s',
-      x,
+      x: centres,
       series: [
-        { label: 'completed req/s', values: done, color: COLORS[0] },
-        { label: 'output tok/s', values: tokens, color: COLORS[2], scale: 'y2' },
+        { label: 'output tok/s', values: tokens, color: COLORS[2], scale: 'y2', kind: 'bars' },
+        { label: 'completed req/s', values: done, color: COLORS[0], width: 2.5, markers: true },
       ],
+      yFromZero: true,
       ...(band ? { band } : {}),
     },
     {
@@ -185,71 +212,10 @@ export function throughputCharts(
       yLabel: 'requests',
       x,
       series: [{ label: 'in flight', values: inFlight, color: COLORS[3] }],
+      yFromZero: true,
       ...(band ? { band } : {}),
     },
   ]
-}
-
-/** One sweep point: its throughput and latencies. */
-export interface SweepPointData {
-  label: string
-  throughput: number
-  latencies: Record<string, number>
-}
-
-/**
- * The knee of a latency-throughput curve (points in throughput order): the point farthest below
- * the chord from the first to the last point once both axes are scaled to 0–1 (Kneedle); the last
- * point on a curve with no bend. Undefined for fewer than 3 points.
- */
-export function kneeIndex(points: ReadonlyArray<{ x: number; y: number }>): number | undefined {
-  if (points.length < 3) return undefined
-  const xs = points.map((p) => p.x)
-  const ys = points.map((p) => p.y)
-  const [[x0, x1], [y0, y1]] = [extent(xs), extent(ys)]
-  if (x1 === x0 || y1 === y0) return points.length - 1
-  const n = points.map((p) => ({ x: (p.x - x0) / (x1 - x0), y: (p.y - y0) / (y1 - y0) }))
-  const a = n[0]!
-  const b = n[n.length - 1]!
-  let best = points.length - 1
-  let bestD = 0
-  n.forEach((p, i) => {
-    // Below the chord (latency still low for its throughput) is where the curve bends up after.
-    const chordY = a.y + ((p.x - a.x) * (b.y - a.y)) / (b.x - a.x || 1)
-    const d = chordY - p.y
-    if (d > bestD) {
-      bestD = d
-      best = i
-    }
-  })
-  return best
-}
-
-/** Latency against throughput over a sweep's points, the knee marked. */
-export function sweepChart(id: string, points: readonly SweepPointData[]): ChartSpec {
-  const sorted = [...points].sort((a, b) => a.throughput - b.throughput)
-  const keys = [...new Set(sorted.flatMap((p) => Object.keys(p.latencies)))]
-  const knee = kneeIndex(
-    sorted.map((p) => ({ x: p.throughput, y: p.latencies[keys[keys.length - 1]!] ?? 0 })),
-  )
-  const marks: ChartMark[] =
-    knee === undefined
-      ? []
-      : [{ axis: 'x', value: sorted[knee]!.throughput, label: `knee: ${sorted[knee]!.label}`, color: '#555' }]
-  return {
-    id,
-    title: 'Latency against throughput',
-    kind: 'line',
-    xLabel: 'output tok/s',
-    yLabel: 'ms',
-    x: sorted.map((p) => p.throughput),
-    series: keys.map((k, i) => ({
-      label: k,
-      values: sorted.map((p) => p.latencies[k] ?? null),
-      color: COLORS[i % COLORS.length]!,
-    })),
-    marks,
-  }
 }
 
 /** A history trend: one value per run (x = run index, ticks = short commits or dates). */

@@ -1,15 +1,18 @@
 /**
  * What the HTML report shows, as plain data: one section per benchmark (latency distributions
- * with the SLO bounds and their verdicts, throughput and requests in flight with the steady-state
- * window, the server's scraped series, configuration, client self-check), a comparison of two
- * results, a sweep's latency against throughput, and the history trends. Pure.
+ * with the SLO bounds and their verdicts, or its percentiles when it has no per-request arrays;
+ * throughput and requests in flight with the steady-state window, the server's scraped series,
+ * configuration, client self-check), a comparison of two results, sweeps (`sweep-charts.ts`), and
+ * the history trends. Pure.
  */
 import { compareDeltaRows } from '../compare/compare-markdown.ts'
 import { readServerMetrics } from '../result/server-metrics-key.ts'
+import type { SweepParameter } from '../result/sweep.ts'
 import { type HistoryEntry, type HistoryTrend, historyTrends } from '../summary/history.ts'
 import { num, percent } from '../summary/pr-comment.ts'
 import type { Verdict, VerdictCheck } from '../summary/run-summary.ts'
 import { MARKS } from '../summary/verdict-marks.ts'
+import { LATENCY_METRICS, percentileCharts, throughputBars } from './percentile-charts.ts'
 import {
   type ChartMark,
   type ChartSpec,
@@ -17,11 +20,11 @@ import {
   histogramChart,
   type RequestSeries,
   requestSeries,
-  sweepChart,
   throughputCharts,
   trendChart,
 } from './report-charts.ts'
 import { serverCharts } from './server-charts.ts'
+import { sweepGroups, sweepSection } from './sweep-charts.ts'
 
 /** A table of the report. */
 export interface ReportTable {
@@ -48,6 +51,8 @@ export interface ReportResult {
   verdicts?: Verdict[]
   /** The stored baseline's per-request samples (ms) by family, drawn beside this run's. */
   baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>>
+  /** A point of a combined sweep file: the file's name, what it swept and this point's value. */
+  sweep?: { name: string; parameter: SweepParameter; value: number }
 }
 
 /** What the report is made of. */
@@ -63,11 +68,12 @@ const VERDICT_COLOR = {
   inconclusive: '#ff7f0e',
   invalid: '#7f7f7f',
 } as const
-const FAMILIES = [
-  { key: 'ttft', label: 'TTFT', test: /\bTTFT\b/i },
-  { key: 'itl', label: 'ITL', test: /\bITL\b/i },
-  { key: 'e2el', label: 'E2EL', test: /\bE2EL\b|end-to-end/i },
-] as const
+// The families with per-request samples (TPOT is one number per request, drawn from percentiles).
+const FAMILIES = LATENCY_METRICS.filter(
+  (m): m is Extract<(typeof LATENCY_METRICS)[number], { key: 'ttft' | 'itl' | 'e2el' }> => m.key !== 'tpot',
+)
+// What one sample of a family is: a request's TTFT or E2EL, but one token gap of many for ITL.
+const COUNTED = { ttft: 'requests', itl: 'token gaps', e2el: 'requests' } as const
 const HEADLINE_KEYS = [
   'completed',
   'failed',
@@ -87,13 +93,18 @@ const HEADLINE_KEYS = [
   'max_concurrent_requests',
 ] as const
 
-/** Every section, in reading order: comparison, sweep, each benchmark, history. */
+/**
+ * Every section, in reading order: the comparison of two results, each sweep, each benchmark (a
+ * sweep's points in the order of the value swept), history.
+ */
 export function reportSections(content: ReportContent): ReportSection[] {
   const sections: ReportSection[] = []
-  const { results } = content
-  if (results.length === 2) sections.push(comparisonSection(results[0]!, results[1]!))
-  if (results.length >= 3) sections.push(sweepSection(results))
-  results.forEach((r, i) => {
+  const { groups, rest } = sweepGroups(content.results)
+  if (groups.length === 0 && rest.length === 2) sections.push(comparisonSection(rest[0]!, rest[1]!))
+  groups.forEach((g, i) => {
+    sections.push(sweepSection(i === 0 ? 'sweep' : `sweep-${i}`, g))
+  })
+  ;[...groups.flatMap((g) => g.results), ...rest].forEach((r, i) => {
     sections.push(benchmarkSection(`b${i}`, r))
   })
   if (content.history && content.history.length > 0) sections.push(historySection(content.history))
@@ -119,13 +130,32 @@ export function benchmarkSection(id: string, r: ReportResult): ReportSection {
               { label: `${f.label} (baseline)`, values: base },
             ]
           : [{ label: f.label, values }]
-      charts.push(cdfChart(`${id}-${f.key}-cdf`, `${f.label} distribution (CDF)`, samples, marks))
-      charts.push(histogramChart(`${id}-${f.key}-hist`, `${f.label} histogram`, values, marks))
+      const counted = COUNTED[f.key]
+      charts.push(
+        cdfChart(`${id}-${f.key}-cdf`, `${f.label} distribution (CDF)`, samples, marks, counted),
+        histogramChart(
+          `${id}-${f.key}-hist`,
+          `${f.label} histogram`,
+          values,
+          marks,
+          f.key === 'itl' && series.itlStride > 1 ? `token gaps (1 in ${series.itlStride} drawn)` : counted,
+        ),
+      )
     }
     charts.push(...throughputCharts(id, series, steadyWindow(r.result)))
   } else {
+    const percentiles = percentileCharts(id, [{ label: r.name, result: r.result }], (metric) => [
+      ...meanMark(r.result, metric),
+      ...boundMarks(
+        checks.filter((c) => LATENCY_METRICS.find((m) => m.key === metric)!.test.test(c.metric)),
+        'y',
+      ),
+    ])
+    charts.push(...percentiles)
     notes.push(
-      'No per-request data in this result (save it with --save-detailed): distributions and time series are left out.',
+      percentiles.length > 0
+        ? 'No per-request data in this result: its latencies are drawn from its percentiles (save it with --save-detailed for distributions and time series).'
+        : 'No per-request data in this result (save it with --save-detailed): distributions and time series are left out.',
     )
   }
   const server = readServerMetrics(r.result.server_metrics)
@@ -149,18 +179,29 @@ export function comparisonSection(a: ReportResult, b: ReportResult): ReportSecti
   const sa = requestSeries(a.result)
   const sb = requestSeries(b.result)
   const charts: ChartSpec[] = []
+  const both = [
+    { label: a.name, result: a.result },
+    { label: b.name, result: b.result },
+  ]
   if (sa && sb) {
     for (const f of FAMILIES) {
       const key = `${f.key}Ms` as 'ttftMs' | 'itlMs' | 'e2elMs'
       if (sa[key].length === 0 || sb[key].length === 0) continue
       charts.push(
-        cdfChart(`cmp-${f.key}`, `${f.label} distribution (CDF), side by side`, [
-          { label: a.name, values: sa[key] },
-          { label: b.name, values: sb[key] },
-        ]),
+        cdfChart(
+          `cmp-${f.key}`,
+          `${f.label} distribution (CDF), side by side`,
+          [
+            { label: a.name, values: sa[key] },
+            { label: b.name, values: sb[key] },
+          ],
+          [],
+          COUNTED[f.key],
+        ),
       )
     }
-  }
+  } else charts.push(...percentileCharts('cmp', both))
+  charts.push(...throughputBars('cmp', both))
   const rows = compareDeltaRows({ path: a.name, result: a.result }, { path: b.name, result: b.result })
   return {
     id: 'comparison',
@@ -168,7 +209,9 @@ export function comparisonSection(a: ReportResult, b: ReportResult): ReportSecti
     notes:
       sa && sb
         ? []
-        : ['Per-request data is missing from one of the results: only the summary numbers are compared.'],
+        : [
+            'Per-request data is missing from one of the results: the latencies are compared by their percentiles.',
+          ],
     charts,
     tables: [
       {
@@ -184,30 +227,6 @@ export function comparisonSection(a: ReportResult, b: ReportResult): ReportSecti
         ]),
       },
     ],
-  }
-}
-
-/** A sweep (three results or more): latency against output throughput, the knee marked. */
-export function sweepSection(results: readonly ReportResult[]): ReportSection {
-  const points = results.map((r) => ({
-    label: r.name,
-    throughput: numberAt(r.result, 'output_throughput') ?? numberAt(r.result, 'request_throughput') ?? 0,
-    latencies: Object.fromEntries(
-      ['mean_ttft_ms', 'p99_ttft_ms', 'p99_e2el_ms'].flatMap((k) => {
-        const v = numberAt(r.result, k)
-        return v === undefined ? [] : [[k, v]]
-      }),
-    ),
-  }))
-  const chart = sweepChart('sweep-latency', points)
-  return {
-    id: 'sweep',
-    title: 'Sweep',
-    notes: chart.marks?.[0]
-      ? [`The knee (Kneedle on p99 latency against throughput) is at ${chart.marks[0].label.slice(6)}.`]
-      : [],
-    charts: [chart],
-    tables: [],
   }
 }
 
@@ -232,17 +251,27 @@ export function historySection(entries: readonly HistoryEntry[]): ReportSection 
   }
 }
 
-function boundMarks(checks: readonly VerdictCheck[]): ChartMark[] {
+// Each SLO bound as a line across the value axis: x on a distribution, y on a percentile curve.
+function boundMarks(checks: readonly VerdictCheck[], axis: 'x' | 'y' = 'x'): ChartMark[] {
   return checks
     .filter((c) => Number.isFinite(c.limit))
     .map((c) => ({
-      axis: 'x' as const,
+      axis,
       value: c.limit,
       label: `${c.metric} ≤ ${num(c.limit, c.unit)} ${MARKS[c.verdict]} ${c.verdict}`,
       color: VERDICT_COLOR[c.verdict],
     }))
 }
 
+function meanMark(result: Record<string, unknown>, metric: string): ChartMark[] {
+  const mean = numberAt(result, `mean_${metric}_ms`)
+  return mean === undefined
+    ? []
+    : [{ axis: 'y', value: mean, label: `mean ${num(mean, 'ms')}`, color: '#777' }]
+}
+
+// A baseline check's interval is of the relative change (`+28.2% … +32.0%`, as the Markdown
+// shows it); an SLO check's is of the value itself, in its unit.
 function checksTable(verdicts: readonly Verdict[]): ReportTable {
   const rows = verdicts.flatMap((v) =>
     v.checks.map((c) => [
@@ -250,7 +279,11 @@ function checksTable(verdicts: readonly Verdict[]): ReportTable {
       c.metric,
       num(c.actual, c.unit),
       num(c.limit, c.unit),
-      c.interval ? `${c.interval[0].toPrecision(3)} … ${c.interval[1].toPrecision(3)}` : '–',
+      c.interval
+        ? v.matcher === 'toMatchBaseline'
+          ? `${percent(c.interval[0])} … ${percent(c.interval[1])}`
+          : `${num(c.interval[0], c.unit)} … ${num(c.interval[1], c.unit)}`
+        : '–',
       `${MARKS[c.verdict]} ${c.verdict}`,
     ]),
   )
