@@ -1,14 +1,25 @@
 import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { BASE_CHECKS, CONSUMER_CHECKS, CONSUMER_ENV, type ConsumerRun } from './checks.ts'
+import { type DocExample, readDocExamples } from './doc-examples.ts'
 
 // The consumer test, run by .ci/run after `npm test` (not part of it: each install takes tens of
 // seconds): `npm pack`, then a fresh project per Vitest major that installs the tarball, runs a
 // passing and a failing suite under `vitest bench` and `vitest run` and checks test/consumer/checks.ts.
-// Vitest 5 runs on Node 24 from the npm registry's `node` package. With --e2e, the Vitest-5
+// The first flavour (Vitest 4 unless only 5 is asked for) also runs the docs' marked examples as
+// written (test/consumer/doc-examples.ts). Vitest 5 runs on Node 24 from the npm registry's `node` package. With --e2e, the Vitest-5
 // project also runs the example suites (suites/) and the Vitest-face end-to-end tests, the latter
 // through this repository's Vitest with SERVEBENCH_E2E_ROOT (test/vitest-helpers.ts).
 //
@@ -74,11 +85,17 @@ async function main(): Promise<number> {
     const packed = await sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], REPO)
     if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`)
     const tarball = join(work, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename)
+    // Read before any install, so a marker that marks no block fails at once.
+    const examples = readDocExamples(REPO)
+    const docsMajor = majors.includes(4) ? 4 : majors[0]
     for (const major of majors) {
       const flavour = FLAVOURS[major]
       const dir = join(work, `vitest${major}`)
       const node = await install(flavour, dir, tarball)
       for (const run of SUITE_RUNS) problems.push(...(await suiteRun(flavour, dir, node, run)))
+      if (major === docsMajor)
+        for (const [project, files] of examples)
+          problems.push(...(await docExample(dir, node, project, files)))
       if (values.e2e && major === 5) problems.push(...(await e2e(dir, node)))
     }
   } finally {
@@ -148,6 +165,56 @@ async function suiteRun(
   log(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${label} (exit ${out.code}, ${seconds(started)})`)
   if (problems.length > 0) log(out.output)
   return problems.map((p) => `${label}: ${p}`)
+}
+
+/**
+ * One example project of the docs, its files written as the docs give them into a folder of the
+ * consumer project: `vitest bench --run` when it has a vitest.config.ts, node for each .mjs file.
+ */
+async function docExample(
+  dir: string,
+  node: string,
+  project: string,
+  files: DocExample[],
+): Promise<string[]> {
+  const folder = join(dir, 'examples', project)
+  mkdirSync(folder, { recursive: true })
+  for (const f of files) writeFileSync(join(folder, f.file), f.code)
+  const where = [...new Set(files.map((f) => f.doc))].join(', ')
+  const runs: Array<{ what: string; args: string[]; vitest: boolean }> = []
+  if (files.some((f) => f.file === 'vitest.config.ts'))
+    runs.push({
+      what: 'vitest bench --run',
+      args: [join(dir, 'node_modules/vitest/vitest.mjs'), 'bench', '--run'],
+      vitest: true,
+    })
+  for (const f of files.filter((f) => f.file.endsWith('.mjs')))
+    runs.push({ what: `node ${f.file}`, args: [f.file], vitest: false })
+  if (runs.length === 0)
+    return [`the ${project} example of ${where} has nothing to run (no vitest.config.ts, no .mjs file)`]
+  const problems: string[] = []
+  for (const run of runs) {
+    const started = performance.now()
+    const out = await sh(node, run.args, folder)
+    // As for the example suites: a benchmark the machine starved is `invalid`, which says nothing
+    // about the example; a `fail`, an error or no benchmark at all does.
+    const verdicts = run.vitest
+      ? suiteVerdicts(join(folder, 'servebench-results/servebench-summary.json'))
+      : []
+    const ok =
+      out.code === 0 || (verdicts.length > 0 && verdicts.every((v) => v === 'pass' || v === 'invalid'))
+    const shown = run.vitest ? `, ${verdicts.join(', ') || 'no benchmark'}` : ''
+    log(
+      `${ok ? 'ok  ' : 'FAIL'} ${where}: the ${project} example, \`${run.what}\` (exit ${out.code}${shown}, ${seconds(started)})`,
+    )
+    if (!ok) {
+      log(out.output)
+      problems.push(
+        `${where}: the ${project} example does not run as written: \`${run.what}\` exited ${out.code}`,
+      )
+    }
+  }
+  return problems
 }
 
 async function e2e(dir: string, node: string): Promise<string[]> {
