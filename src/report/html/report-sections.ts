@@ -94,13 +94,13 @@ const HEADLINE_KEYS = [
 ] as const
 
 /**
- * Every section, in reading order: the comparison of two results, each sweep, each benchmark (a
- * sweep's points in the order of the value swept), history.
+ * Every section, in reading order: the comparison of the two results outside any sweep, each
+ * sweep, each benchmark (a sweep's points in the order of the value swept), history.
  */
 export function reportSections(content: ReportContent): ReportSection[] {
   const sections: ReportSection[] = []
   const { groups, rest } = sweepGroups(content.results)
-  if (groups.length === 0 && rest.length === 2) sections.push(comparisonSection(rest[0]!, rest[1]!))
+  if (rest.length === 2) sections.push(comparisonSection(rest[0]!, rest[1]!))
   groups.forEach((g, i) => {
     sections.push(sweepSection(i === 0 ? 'sweep' : `sweep-${i}`, g))
   })

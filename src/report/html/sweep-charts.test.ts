@@ -69,6 +69,17 @@ describe('a sweep in the report', () => {
     // Each point keeps its own section, drawn from its percentiles (the file has no arrays).
     expect(sections[2]!.charts.map((c) => c.id)).toEqual(['b1-ttft-percentiles'])
     expect(sections[2]!.tables[0]!.rows).toContainEqual(['output_throughput', '350'])
+    // Two more results beside the sweep are compared with each other.
+    const more = [point(2, 200, 30), point(2, 190, 32)].map((result, i) => ({ name: `x${i}`, result }))
+    expect(reportSections({ results: [...results, ...more] }).map((s) => s.id)).toEqual([
+      'comparison',
+      'sweep',
+      'b0',
+      'b1',
+      'b2',
+      'b3',
+      'b4',
+    ])
   })
 
   it('finds the parameter that result files differ in, and orders them by it', () => {
