@@ -12,28 +12,34 @@ export type {
   SamplingParams,
 } from './config/bench-config.ts'
 export type {
-  BurstGptDatasetOptions,
-  CustomDatasetOptions,
-  PrefixRepetitionDatasetOptions,
-  SonnetDatasetOptions,
-  SpecBenchDatasetOptions,
-  SpeedBenchDatasetOptions,
-  TimedTraceDatasetOptions,
-} from './config/dsl-datasets.ts'
-export type {
   ClosedLoadOptions,
   ConstantLoadOptions,
-  DatasetSpec,
   EndpointOptions,
   EndpointSpec,
   LoadSpec,
   PoissonLoadOptions,
   RampUpLoadOptions,
-  RandomDatasetOptions,
-  RandomDatasetSpec,
   ServeBenchOptions,
 } from './config/dsl-options.ts'
 export { didYouMean, unknownKeyIssues } from './config/unknown-keys.ts'
+// Every dataset's DSL options, from its module; src/datasets/registry.test-d.ts checks that each
+// builder of the registry has its options type here.
+export type { HfDatasetOptions } from './datasets/hub/hf.ts'
+export type { ShareGptDatasetOptions } from './datasets/hub/sharegpt.ts'
+export type { BurstGptDatasetOptions } from './datasets/local/burstgpt.ts'
+export type { CustomDatasetOptions } from './datasets/local/custom.ts'
+export type { CustomAudioDatasetOptions } from './datasets/local/custom-audio.ts'
+export type { CustomImageDatasetOptions } from './datasets/local/custom-image.ts'
+export type { SonnetDatasetOptions } from './datasets/local/sonnet.ts'
+export type { SpecBenchDatasetOptions } from './datasets/local/spec-bench.ts'
+export type { SpeedBenchDatasetOptions } from './datasets/local/speed-bench.ts'
+export type { TimedTraceDatasetOptions } from './datasets/local/timed-trace.ts'
+export type { MultiTurnDatasetOptions } from './datasets/random/multi-turn.ts'
+export type { PrefixRepetitionDatasetOptions } from './datasets/random/prefix-repetition.ts'
+export type { RandomDatasetOptions, RandomDatasetSpec } from './datasets/random/random.ts'
+export type { RandomMmDatasetOptions } from './datasets/random/random-mm.ts'
+export type { RandomRerankDatasetOptions } from './datasets/random/random-rerank.ts'
+export type { DatasetSpec } from './datasets/registry.ts'
 export {
   BaselineError,
   ConfigError,

@@ -1,15 +1,12 @@
 import { describe, expect } from 'vitest'
-import type {
-  BackendName,
-  BenchConfig,
-  RandomDatasetConfig,
-  RandomRerankDatasetConfig,
-} from '../src/config/bench-config.ts'
+import type { BackendName, BenchConfig } from '../src/config/bench-config.ts'
 import {
   DEFAULT_ENDPOINT_PATHS,
   DEFAULT_POOLING_PERCENTILE_METRICS,
   defaultBenchConfig,
 } from '../src/config/defaults.ts'
+import type { RandomDatasetConfig } from '../src/datasets/random/random.ts'
+import type { RandomRerankDatasetConfig } from '../src/datasets/random/random-rerank.ts'
 import { resultForFile } from '../src/report/result/result-json.ts'
 import { validateResultFile } from '../src/report/result/schema/index.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'

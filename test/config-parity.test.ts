@@ -79,7 +79,8 @@ describe('the CLI and the DSL resolve every workload of the corpus alike', () =>
       return
     }
     if (!cli.ok && !dsl.ok) {
-      const rename = dslNamer(NAME, dslToFlags(workload.dsl, { name: NAME, defaultBaseUrl: BASE_URL }).paths)
+      const door = dslToFlags(workload.dsl, { name: NAME, defaultBaseUrl: BASE_URL })
+      const rename = dslNamer(NAME, door.paths, door.words)
       expect(dsl.issues).toEqual(cli.issues.map(rename))
       // The DSL names every issue by its field, never by a flag.
       for (const issue of dsl.issues) expect(issue.path).toMatch(/^serveBench\('parity'\)\.[a-z]/)

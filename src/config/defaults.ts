@@ -1,4 +1,4 @@
-import type { BackendName, BenchConfig, PercentileMetric, RandomDatasetConfig } from './bench-config.ts'
+import type { BackendName, BenchConfig, DatasetConfig, PercentileMetric } from './bench-config.ts'
 
 /** Default endpoint path of each backend (Python `--endpoint` defaults per backend). */
 export const DEFAULT_ENDPOINT_PATHS: { readonly [K in BackendName]: string } = {
@@ -31,7 +31,7 @@ export const DEFAULT_PERCENTILE_METRICS: readonly PercentileMetric[] = ['ttft', 
 
 /** Python defaults (V-ref parser) for everything a run needs; faces override what the user set. */
 // The dataset type stays `random` so callers can set its fields without narrowing.
-export function defaultBenchConfig(): BenchConfig & { dataset: RandomDatasetConfig } {
+export function defaultBenchConfig(): BenchConfig & { dataset: Extract<DatasetConfig, { kind: 'random' }> } {
   return {
     endpoint: {
       backend: 'openai',

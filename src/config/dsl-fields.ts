@@ -10,6 +10,8 @@ export type FieldForm =
   | 'scalar'
   /** `true` sets the flag; `false` leaves it out */
   | 'switch'
+  /** `false` sets the flag (a `--no-…` flag); `true` leaves it out */
+  | 'offSwitch'
   /** a list joined with commas */
   | 'csv'
   /** an object written as JSON */
@@ -27,10 +29,13 @@ export type FieldForm =
 export interface FieldSpec {
   flag: string
   form: FieldForm
+  /** Writes a value its form does not (a list of random-mm buckets as Python's dict text); undefined: the form writes it. */
+  write?(value: unknown): string | undefined
 }
 
-/** A field spec: `flag`, written in `form`. */
-export const f = (flag: string, form: FieldForm = 'scalar'): FieldSpec => ({ flag, form })
+/** A field spec: `flag`, written in `form` (or by `write`, when it gives a text). */
+export const f = (flag: string, form: FieldForm = 'scalar', write?: FieldSpec['write']): FieldSpec =>
+  write ? { flag, form, write } : { flag, form }
 
 /** `endpoint({...})`. `apiKey` has no flag (the CLI reads `OPENAI_API_KEY`). */
 export const ENDPOINT_FIELDS: Readonly<Record<string, FieldSpec>> = {

@@ -1,18 +1,12 @@
 /**
  * The options of `serveBench(name, options)`: endpoint, load, and the run-wide fields, types
- * only (the datasets' options are in `dsl-datasets.ts`). The DSL door (`dsl-door.ts`) maps each
- * field to its `servebench serve` flag; `resolve.ts` validates them.
+ * only. Each dataset's options are its module's (`datasets/<family>/<name>.ts`), and `dataset`
+ * takes any of them as the registry derives them (a type-only import: config/ loads no dataset
+ * module). The DSL door (`options/dsl-door.ts`) maps each field to its `servebench serve` flag;
+ * `resolve.ts` validates them.
  */
+import type { DatasetSpec, DatasetSpecOf } from '../datasets/registry.ts'
 import type { BackendName, GoodputConfig, PercentileMetric, SamplingParams } from './bench-config.ts'
-import type {
-  CustomAudioDatasetSpec,
-  CustomImageDatasetSpec,
-  HubDatasetSpec,
-  LocalDatasetSpec,
-  MultiTurnDatasetSpec,
-  RandomMmDatasetSpec,
-  RandomRerankDatasetSpec,
-} from './dsl-datasets.ts'
 import type { VerdictOptions } from './verdict-options.ts'
 
 /** Where and how to send requests. Every field is optional; see {@link ResolvedEndpoint}. */
@@ -56,46 +50,6 @@ export interface EndpointOptions {
 export interface EndpointSpec extends EndpointOptions {
   readonly kind: 'endpoint'
 }
-
-/** Options of `datasets.random`. */
-export interface RandomDatasetOptions {
-  /** Prompt tokens per request. @default 1024 */
-  inputLen?: number
-  /** Output tokens asked per request (`max_tokens`). @default 128 */
-  outputLen?: number
-  /** Requests in the run (`--num-prompts`). @default 1000 */
-  numPrompts?: number
-  /** Shared prefix tokens. @default 0 */
-  prefixLen?: number
-  /** Length spread: one number for both, or per side. @default 0 */
-  rangeRatio?: number | { input: number; output: number }
-  /** Prompts per request (embeddings batch). @default 1 */
-  batchSize?: number
-  /** Send token-id arrays instead of text. @default false */
-  promptTokenIds?: boolean
-  /**
-   * Share of the prompts that are warm (a prefix-cache hit): each starts with `cacheRatio` of its
-   * length from one shared prefix (`--random-cache-hit-fraction`; Rust). Needs `cacheRatio` and
-   * `promptTokenIds`; `inputLen` is then the whole prompt. @default 0 (off)
-   */
-  cacheHitFraction?: number
-  /** Share of each warm prompt that is the shared, cached prefix (`--random-cache-ratio`; Rust). @default 0 (off) */
-  cacheRatio?: number
-}
-
-/** A tagged dataset, as `datasets.<name>(...)` returns it. */
-export interface RandomDatasetSpec extends RandomDatasetOptions {
-  readonly kind: 'random'
-}
-export type DatasetSpec =
-  | RandomDatasetSpec
-  | LocalDatasetSpec
-  | RandomMmDatasetSpec
-  | HubDatasetSpec
-  | RandomRerankDatasetSpec
-  | MultiTurnDatasetSpec
-  | CustomAudioDatasetSpec
-  | CustomImageDatasetSpec
 
 /** `load.poisson`: Gamma arrivals (burstiness 1 = Poisson). */
 export interface PoissonLoadOptions {
@@ -241,7 +195,7 @@ export interface DslContext {
  * The dataset of a benchmark that names none: a workload that finishes in seconds, not Python's
  * 1,000 prompts of 1,024 tokens. `datasets.random()` written out keeps Python's defaults.
  */
-export const SUITE_DEFAULT_DATASET: RandomDatasetSpec = {
+export const SUITE_DEFAULT_DATASET: DatasetSpecOf<'random'> = {
   kind: 'random',
   inputLen: 256,
   outputLen: 64,

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { LLAMA3_JSON as LLAMA3, QWEN3_JSON as QWEN3, sharedTokenizer } from '../../test/tokenizers.ts'
-import type { CustomDatasetConfig, HfDatasetConfig, SonnetDatasetConfig } from '../config/bench-config.ts'
+import type { HfDatasetConfig } from './hub/hf.ts'
 import { generateHf } from './hub/hf.ts'
 import { generateRequests } from './index.ts'
+import type { CustomDatasetConfig } from './local/custom.ts'
+import type { SonnetDatasetConfig } from './local/sonnet.ts'
 
 const CUSTOM = resolve(import.meta.dirname, '../../fixtures/datasets/custom.jsonl')
 

@@ -3,13 +3,17 @@ import { describe, expect, it } from 'vitest'
 import { findFlag, SERVE_FLAGS } from '../cli/flags.ts'
 import { withDatasetTable } from '../cli/gen-docs.ts'
 import type { DatasetConfig } from '../config/bench-config.ts'
+import { defaultBenchConfig } from '../config/defaults.ts'
 import { datasets } from '../vitest/runtime/builders.ts'
 import {
   DATASET_FLAG_ROWS,
   DATASET_NAMES,
   DATASET_REGISTRY,
   DATASET_RESOLVERS,
+  DATASETS,
+  datasetOf,
   generatorOf,
+  moduleOf,
   renderDatasetTable,
 } from './registry.ts'
 
@@ -21,6 +25,29 @@ describe('the dataset registry', () => {
       expect(build!({ numPrompts: 2 })).toEqual({ numPrompts: 2, kind: entry.kind })
     }
     expect(Object.keys(datasets).sort()).toEqual(DATASET_REGISTRY.map((e) => e.builder).sort())
+  })
+
+  it('names each module by its builder, and finds it by its kind', () => {
+    for (const [builder, entry] of Object.entries(DATASETS)) {
+      expect(entry.builder).toBe(builder)
+      expect(datasetOf(entry.kind)).toBe(entry)
+    }
+    expect(DATASET_REGISTRY).toEqual(Object.values(DATASETS))
+    expect(datasetOf('nope')).toBeUndefined()
+    expect(moduleOf({ kind: 'timed_trace' } as DatasetConfig).builder).toBe('timedTrace')
+  })
+
+  it('keeps what only a dataset knows in its module: server alignment, own send times, run refusals, conversations', () => {
+    const withHook = (hook: keyof (typeof DATASET_REGISTRY)[number]): string[] =>
+      DATASET_REGISTRY.filter((e) => e[hook] !== undefined && e[hook] !== false).map((e) => e.kind)
+    expect(withHook('alignsToServerTokenizer')).toEqual(['random', 'prefix_repetition'])
+    expect(withHook('sendOffsetsS')).toEqual(['timed_trace'])
+    expect(withHook('runIssues')).toEqual(['random'])
+    expect(withHook('conversations')).toEqual(['random', 'sharegpt', 'hf'])
+    const random = moduleOf({ kind: 'random' } as DatasetConfig)
+    expect(random.runIssues?.({ ...defaultBenchConfig().dataset, inputLen: 10_000_001 })).toEqual([
+      { path: '--random-input-len', message: 'must be at most 10000000 tokens (got 10000001)' },
+    ])
   })
 
   it('is what --dataset-name accepts, and every name has a resolver', () => {

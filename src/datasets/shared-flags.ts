@@ -1,6 +1,7 @@
 /**
- * The flag rows several dataset families read (file order, chat template, multimodal chat). Each
- * module that reads one lists the same row object, so `registry.ts` lists it once.
+ * The flag rows several dataset families read (file order, chat template, multimodal chat), and the
+ * DSL fields and options they share. Each module that reads a row lists the same row object, so
+ * `registry.ts` lists it once.
  */
 import { type FieldSpec, f } from '../config/dsl-fields.ts'
 import { flagRow } from './dataset-module.ts'
@@ -37,4 +38,28 @@ export const NUM_PROMPTS_FIELD: FieldSpec = f('--num-prompts')
 export const ORDER_FIELDS: { readonly disableShuffle: FieldSpec; readonly noOversample: FieldSpec } = {
   disableShuffle: f(DISABLE_SHUFFLE.name, 'switch'),
   noOversample: f(NO_OVERSAMPLE.name, 'switch'),
+}
+
+/** The option every dataset takes. */
+export interface CommonOptions {
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+}
+
+/** The order options of the local file datasets. */
+export interface OrderOptions {
+  /** Keep file order (`--disable-shuffle`). @default false */
+  disableShuffle?: boolean
+  /** Do not repeat rows when the file has fewer than `numPrompts` (`--no-oversample`). @default false */
+  noOversample?: boolean
+}
+
+/** The common and order options of the hub datasets, in their words. */
+export interface HubOrderOptions {
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Keep dataset order (`--disable-shuffle`). @default false */
+  disableShuffle?: boolean
+  /** Do not repeat rows when fewer than `numPrompts` are usable (`--no-oversample`). @default false */
+  noOversample?: boolean
 }

@@ -3,10 +3,11 @@
  * flag's DSL path, so that one resolver (`resolve.ts`) validates both doors and names a bad field
  * in the caller's words. Only the shape is checked here (unknown keys, a dataset or load that did
  * not come from a builder, required load fields, `load.trace()`); every value is checked there.
+ * A dataset's fields come from its module's table; what a table cannot say (a multi-turn source,
+ * `load.trace()` over a timed trace), its module's DSL hook does (`DatasetModule.dsl`).
  */
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
-import type { RandomMmBucket } from '../config/bench-config.ts'
 import {
   ENDPOINT_FIELDS,
   type FieldSpec,
@@ -19,7 +20,8 @@ import {
 import { type DslContext, type ServeBenchOptions, SUITE_DEFAULT_DATASET } from '../config/dsl-options.ts'
 import { type FlagValues, PROXY_VARIABLES } from '../config/resolve.ts'
 import { unknownKeyIssues } from '../config/unknown-keys.ts'
-import { DATASET_FIELDS } from '../datasets/registry.ts'
+import type { DatasetModule, DslDoor } from '../datasets/dataset-module.ts'
+import { DATASET_REGISTRY, datasetOf } from '../datasets/registry.ts'
 import type { ConfigIssue } from '../errors.ts'
 
 /** What the DSL door hands to the resolver. */
@@ -32,8 +34,12 @@ export interface DslFlags {
   issues: ConfigIssue[]
   /** The environment the resolver reads (`OPENAI_API_KEY` from `endpoint({ apiKey })`). */
   env: Record<string, string | undefined>
-  /** `load.trace({ timeScale })`, folded into the trace's seconds per unit after resolving. */
+  /** `load.trace({ timeScale })`, applied to the resolved dataset by its module (`traceReplay.scale`). */
   traceTimeScale?: number
+  /** The dataset's module, whose hooks apply after resolving; undefined when the dataset is not a spec. */
+  dataset?: DatasetModule
+  /** Texts of the resolver's messages and their DSL words, from the dataset's module (`dsl.words`). */
+  words: ReadonlyArray<readonly [string, string]>
 }
 
 /** Translates DSL options into flag values; see {@link DslFlags}. */
@@ -59,8 +65,25 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
       issues.push({ path: at(prefix), message: `must be an object (got ${describe(value)})` })
       return
     }
-    const known = [...Object.keys(table).filter((k) => !k.includes('.')), ...extra]
+    // A nested option is its dotted fields (`labels.timestamp`): its keys are checked as an object's.
+    const nested = new Map<string, string[]>()
+    for (const key of Object.keys(table).filter((k) => k.includes('.'))) {
+      const [head, ...rest] = key.split('.')
+      nested.set(head!, [...(nested.get(head!) ?? []), rest.join('.')])
+    }
+    const known = [...Object.keys(table).filter((k) => !k.includes('.')), ...nested.keys(), ...extra]
     issues.push(...unknownKeyIssues(value, known, (key) => at(`${prefix}.${key}`), where))
+    for (const [head, keys] of nested) {
+      const inner = value[head]
+      if (inner === undefined) continue
+      if (!isObject(inner)) {
+        issues.push({ path: at(`${prefix}.${head}`), message: `must be an object (got ${describe(inner)})` })
+        continue
+      }
+      issues.push(
+        ...unknownKeyIssues(inner, keys, (key) => at(`${prefix}.${head}.${key}`), `${where} ${head}`),
+      )
+    }
     for (const [key, spec] of Object.entries(table)) {
       // Every field of the table names its flag, set or not: an issue may be about a default.
       if (!paths.has(spec.flag)) paths.set(spec.flag, `${prefix}.${key}`)
@@ -73,7 +96,7 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
       path: `serveBench('${ctx.name}')`,
       message: `options must be an object (got ${describe(options)})`,
     })
-    return { flags, paths, issues, env: {} }
+    return { flags, paths, issues, env: {}, words: [] }
   }
   const topKnown = [...Object.keys(TOP_FIELDS), ...OTHER_TOP_KEYS]
   issues.push(...unknownKeyIssues(options, topKnown, at, `serveBench options`))
@@ -116,62 +139,35 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
   for (const name of PROXY_VARIABLES) if (ctx.env?.[name]) env[name] = ctx.env[name]
 
   const ds = (options.dataset ?? SUITE_DEFAULT_DATASET) as unknown
-  const dataset = isObject(ds) && typeof ds.kind === 'string' ? DATASET_FIELDS[ds.kind] : undefined
+  const dataset = isObject(ds) && typeof ds.kind === 'string' ? datasetOf(ds.kind) : undefined
+  const door: DslDoor = {
+    set(flag, value, path) {
+      flags.set(flag, value)
+      paths.set(flag, path)
+    },
+    fields,
+    issue: (path, message) => issues.push({ path: at(path), message }),
+    datasetOf,
+  }
   if (!isObject(ds) || dataset === undefined) {
     issues.push({ path: at('dataset'), message: 'must come from datasets.<name>(), e.g. datasets.random()' })
   } else {
-    flags.set('--dataset-name', dataset.datasetName)
-    paths.set('--dataset-name', 'dataset')
-    const extra =
-      ds.kind === 'multi-turn'
-        ? ['kind', 'source']
-        : ds.kind === 'timed_trace'
-          ? ['kind', 'labels', 'selfTimed']
-          : ['kind']
-    fields(ds, dataset.fields, 'dataset', `datasets.${dataset.builder}()`, extra)
-    if (ds.kind === 'multi-turn') {
-      flags.set('--multi-turn', true)
-      paths.set('--multi-turn', 'dataset')
-      if (ds.source !== undefined) multiTurnSource(ds.source)
-    }
-    if (ds.kind === 'timed_trace') timedTraceExtras(ds)
-    if (ds.kind === 'random-mm' && Array.isArray(ds.buckets)) {
-      flags.set('--random-mm-bucket-config', bucketConfig(ds.buckets as RandomMmBucket[]))
-    }
+    door.set('--dataset-name', dataset.datasetName, 'dataset')
+    const hook = dataset.dsl
+    fields(ds, dataset.fields, 'dataset', `datasets.${dataset.builder}()`, ['kind', ...(hook?.keys ?? [])])
+    hook?.toFlags?.(ds, door)
   }
 
   const traceTimeScale = loadFlags(options.load)
   if (ctx.root !== undefined) resolveDatasetPath(flags, ctx.root)
-  return { flags, paths, issues, env, ...(traceTimeScale !== undefined ? { traceTimeScale } : {}) }
-
-  function multiTurnSource(source: unknown): void {
-    const kind = isObject(source) ? source.kind : undefined
-    if (!isObject(source) || (kind !== 'sharegpt' && kind !== 'hf')) {
-      issues.push({
-        path: at('dataset.source'),
-        message: 'must be datasets.sharegpt(...) or datasets.hf(...)',
-      })
-      return
-    }
-    const spec = DATASET_FIELDS[kind]!
-    flags.set('--dataset-name', spec.datasetName)
-    paths.set('--dataset-name', 'dataset.source')
-    fields(source, spec.fields, 'dataset.source', `datasets.${spec.builder}()`, ['kind'])
-  }
-
-  function timedTraceExtras(ds: Record<string, unknown>): void {
-    if (ds.labels !== undefined) {
-      const labels = Object.fromEntries(
-        Object.entries(DATASET_FIELDS.timed_trace!.fields)
-          .filter(([key]) => key.startsWith('labels.'))
-          .map(([key, spec]) => [key.slice('labels.'.length), spec]),
-      )
-      fields(ds.labels, labels, 'dataset.labels', 'datasets.timedTrace() labels')
-    }
-    if (ds.selfTimed === false) {
-      flags.set('--no-self-timed', true)
-      paths.set('--no-self-timed', 'dataset.selfTimed')
-    }
+  return {
+    flags,
+    paths,
+    issues,
+    env,
+    ...(traceTimeScale !== undefined ? { traceTimeScale } : {}),
+    ...(dataset ? { dataset } : {}),
+    words: dataset?.dsl?.words ?? [],
   }
 
   function loadFlags(spec: unknown): number | undefined {
@@ -199,21 +195,21 @@ export function dslToFlags(options: ServeBenchOptions, ctx: DslContext): DslFlag
     return traceLoad(spec)
   }
 
-  // load.trace() keeps the dataset's own timestamps: it needs a self-timed trace, and its time
-  // scale folds into the seconds per trace unit, so the fingerprint changes with it.
+  // load.trace() keeps the dataset's own timestamps: its module must replay them (a self-timed
+  // trace), and it applies the time scale to the resolved config, so the fingerprint changes with it.
   function traceLoad(spec: Record<string, unknown>): number | undefined {
-    const dsKind = isObject(ds) ? ds.kind : undefined
-    if (dsKind !== 'timed_trace') {
+    const replay = dataset?.dsl?.traceReplay
+    if (replay === undefined) {
+      const replayable = DATASET_REGISTRY.filter((e) => e.dsl?.traceReplay).map(
+        (e) => `datasets.${e.builder}()`,
+      )
       issues.push({
         path: at('load'),
-        message: `load.trace() replays trace timestamps and needs datasets.timedTrace() (got a '${String(dsKind)}' dataset)`,
+        message: `load.trace() replays trace timestamps and needs ${replayable.join(' or ')} (got a '${String(isObject(ds) ? ds.kind : undefined)}' dataset)`,
       })
-    } else if (isObject(ds) && ds.selfTimed === false) {
-      issues.push({
-        path: at('dataset.selfTimed'),
-        message:
-          'is false, but load.trace() sends each request at its trace timestamp; drop selfTimed: false or use another load',
-      })
+    } else if (isObject(ds)) {
+      const refusal = replay.refuse(ds)
+      if (refusal) issues.push({ path: at(refusal.path), message: refusal.message })
     }
     const timeScale = spec.timeScale ?? 1
     if (!(typeof timeScale === 'number' && Number.isFinite(timeScale) && timeScale > 0)) {
@@ -243,9 +239,13 @@ function resolveDatasetPath(flags: Map<string, string | string[] | true>, root: 
 /** The text a flag would carry for `value`, or undefined when the field is unset (or `false`). */
 export function flagValue(spec: FieldSpec, value: unknown): string | string[] | true | undefined {
   if (value === undefined) return undefined
+  const written = spec.write?.(value)
+  if (written !== undefined) return written
   switch (spec.form) {
     case 'switch':
       return value === true ? true : value === false ? undefined : scalar(value)
+    case 'offSwitch':
+      return value === false ? true : value === true ? undefined : scalar(value)
     case 'csv':
       return Array.isArray(value) ? value.map(scalar).join(',') : scalar(value)
     case 'list':
@@ -271,13 +271,6 @@ function scalar(value: unknown): string {
   }
   if (typeof value === 'string') return value
   return JSON.stringify(value) ?? String(value)
-}
-
-/** `[{height, width, numFrames, probability}]` → Python's `{(h, w, frames): p}` text. */
-function bucketConfig(buckets: RandomMmBucket[]): string {
-  const entry = (b: RandomMmBucket): string =>
-    `(${scalar(b?.height)}, ${scalar(b?.width)}, ${scalar(b?.numFrames)}): ${scalar(b?.probability)}`
-  return `{${buckets.map(entry).join(', ')}}`
 }
 
 function readPath(value: Record<string, unknown>, key: string): unknown {

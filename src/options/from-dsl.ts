@@ -31,7 +31,7 @@ export function resolveDsl(
   ctx: DslContext,
 ): { config: BenchConfig; reword: (text: string) => string } {
   const door = dslToFlags(options, ctx)
-  const rename = dslNamer(ctx.name, door.paths)
+  const rename = dslNamer(ctx.name, door.paths, door.words)
   let config: BenchConfig | undefined
   let issues = door.issues
   try {
@@ -41,8 +41,9 @@ export function resolveDsl(
     issues = [...issues, ...error.issues.map(rename)]
   }
   if (issues.length > 0 || config === undefined) throw new ConfigError(issues)
-  if (door.traceTimeScale !== undefined && config.dataset.kind === 'timed_trace') {
-    config.dataset = { ...config.dataset, secMultiplier: config.dataset.secMultiplier * door.traceTimeScale }
+  const replay = door.dataset?.dsl?.traceReplay
+  if (door.traceTimeScale !== undefined && replay) {
+    config.dataset = replay.scale(config.dataset, door.traceTimeScale)
   }
   // The Vitest face has no progress bar.
   config.disableTqdm = true
@@ -51,19 +52,20 @@ export function resolveDsl(
 
 /**
  * Renames an issue found on flags into DSL words: its path (`--max-concurrency` →
- * `serveBench('x').load.maxConcurrency`) and the flags its message mentions.
+ * `serveBench('x').load.maxConcurrency`) and the flags its message mentions, after the texts the
+ * dataset's module words itself (`words`: `pass --no-self-timed` → `set dataset.selfTimed: false`).
  */
 export function dslNamer(
   name: string,
   paths: ReadonlyMap<string, string>,
+  words: ReadonlyArray<readonly [string, string]> = [],
 ): (issue: ConfigIssue) => ConfigIssue {
   const pathOf = (flag: string): string | undefined => paths.get(flag) ?? DEFAULT_DSL_PATHS[flag]
   const message = (text: string): string =>
-    text
-      .replace(/pass --no-self-timed/g, 'set dataset.selfTimed: false')
+    words
+      .reduce((out, [from, to]) => out.replaceAll(from, to), text)
       .replace(/--backend ([\w-]+)/g, "endpoint({ backend: '$1' })")
       .replace(/--dataset-name ([\w-]+)/g, (whole, dataset: string) => {
-        if (dataset === 'random' && paths.has('--multi-turn')) return 'datasets.multiTurn() without a source'
         const builder = builderOf(dataset)
         return builder ? `datasets.${builder}()` : whole
       })
@@ -77,10 +79,11 @@ export function dslNamer(
   }
 }
 
+/** The builder of a `--dataset-name` (a module that resolves it; multi-turn reads another's). */
 function builderOf(datasetName: string): string | undefined {
   const canonical = datasetName.replaceAll('-', '_')
   for (const spec of DATASET_REGISTRY) {
-    if (spec.kind === 'multi-turn') continue
+    if (spec.resolve === undefined) continue
     if (spec.datasetName === datasetName || spec.datasetName === canonical) return spec.builder
   }
   return undefined

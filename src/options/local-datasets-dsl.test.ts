@@ -99,4 +99,28 @@ describe('local datasets in the DSL', () => {
       "serveBench('local').dataset.secMultiplier must be a finite number > 0 (got 0)",
     ])
   })
+
+  it("checks a nested option's keys as an object's, and load.trace() scales the trace's own times", () => {
+    const labels = (value: unknown): string[] =>
+      issuesOf({
+        dataset: { ...datasets.timedTrace({ path: 't' }), labels: value } as ServeBenchOptions['dataset'],
+      })
+    expect(labels({ hashId: 'blocks' })).toEqual([
+      "serveBench('local').dataset.labels.hashId is not an option of datasets.timedTrace() labels; did you mean 'hashIds'? (valid: timestamp, inputLength, outputLength, hashIds)",
+    ])
+    expect(labels('blocks')).toEqual(["serveBench('local').dataset.labels must be an object (got 'blocks')"])
+    const config = benchConfigFromDsl(
+      {
+        dataset: datasets.timedTrace({ path: 't', secMultiplier: 0.001 }),
+        load: load.trace({ timeScale: 0.5 }),
+      },
+      ctx,
+    )
+    expect(config.dataset).toMatchObject({ kind: 'timed_trace', secMultiplier: 0.0005, selfTimed: true })
+    expect(
+      issuesOf({ dataset: datasets.timedTrace({ path: 't', selfTimed: false }), load: load.trace() }),
+    ).toEqual([
+      "serveBench('local').dataset.selfTimed is false, but load.trace() sends each request at its trace timestamp; drop selfTimed: false or use another load",
+    ])
+  })
 })

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
 import type { RequestRecord } from '../config/records.ts'
-import type { Conversation } from '../datasets/random/multi-turn.ts'
+import type { Conversation } from '../datasets/conversation.ts'
 import type { TurnRecord } from '../report/result/multi-turn.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { withFields } from '../with-fields.ts'

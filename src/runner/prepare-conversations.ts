@@ -6,13 +6,10 @@ import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'
 import type { BenchConfig, MultiTurnConfig, ResolvedHttpTransport } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
-import { generateShareGptConversations } from '../datasets/hub/multi-turn-sharegpt.ts'
-import {
-  type Conversation,
-  generateMultiTurnConversations,
-  isNoHistory,
-} from '../datasets/random/multi-turn.ts'
+import type { Conversation } from '../datasets/conversation.ts'
+import { isNoHistory } from '../datasets/random/multi-turn.ts'
 import { fitConversations } from '../datasets/random/multi-turn-filter.ts'
+import { moduleOf } from '../datasets/registry.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { assignLoraModules } from './lora.ts'
 import { endpointHeaders, resolveServedModel } from './model-info.ts'
@@ -67,9 +64,9 @@ export async function prepareConversations(
   multiTurn: MultiTurnConfig,
   hooks: RunHooks,
 ): Promise<PreparedConversations> {
-  const dataset = config.dataset
-  if (dataset.kind !== 'random' && dataset.kind !== 'sharegpt' && dataset.kind !== 'hf') {
-    throw new Error('A multi-turn run needs the random, sharegpt or hf dataset. This is a bug in servebench.')
+  const dataset = moduleOf(config.dataset)
+  if (!dataset.conversations) {
+    throw new Error(`${dataset.kind} has no conversations for --multi-turn. This is a bug in servebench.`)
   }
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
@@ -91,9 +88,7 @@ export async function prepareConversations(
   }
   const noHistory = isNoHistory(multiTurn)
   const conversations = fitConversations(
-    dataset.kind === 'random'
-      ? await generateMultiTurnConversations(dataset, multiTurn, datasetContext)
-      : await generateShareGptConversations(dataset, multiTurn, datasetContext),
+    await dataset.conversations(config.dataset, multiTurn, datasetContext),
     config.maxModelLen,
     noHistory,
     log,

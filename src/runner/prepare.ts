@@ -10,7 +10,7 @@ import type { Backend, BackendRequest, BackendTask } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, SampleRequest } from '../config/records.ts'
 import { generateRequests } from '../datasets/index.ts'
-import { traceOffsetsS } from '../datasets/local/timed-trace.ts'
+import { moduleOf } from '../datasets/registry.ts'
 import { filterByMaxModelLen } from '../datasets/sampling.ts'
 import { DatasetError } from '../errors.ts'
 import { computeSchedule } from '../schedule/index.ts'
@@ -27,7 +27,7 @@ import { noRetries, type RetryStats } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
 import type { RunHooks } from './run-types.ts'
 import { openClientThreads } from './send-schedule.ts'
-import { alignPromptsToServerTokenizer, SERVER_ALIGNED_DATASETS } from './server-alignment.ts'
+import { alignPromptsToServerTokenizer } from './server-alignment.ts'
 import { ABORTED, untilAborted } from './signals.ts'
 import type { ClientThreads } from './threads/client-threads.ts'
 import { trafficLines } from './traffic-lines.ts'
@@ -128,8 +128,9 @@ async function prepareRequests(
         stop,
       )
   // Python: random and prefix_repetition prompts are fitted to the server's tokenizer.
+  const dataset = moduleOf(config.dataset)
   const aligned =
-    generated === ABORTED || !SERVER_ALIGNED_DATASETS.has(config.dataset.kind)
+    generated === ABORTED || !dataset.alignsToServerTokenizer
       ? generated
       : await untilAborted(
           alignPromptsToServerTokenizer(generated, {
@@ -178,7 +179,7 @@ async function prepareRequests(
 
     log('Starting main benchmark run...')
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
-    const traceOffsets = traceOffsetsS(samples)
+    const traceOffsets = dataset.sendOffsetsS?.(samples)
     for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     const offsetsS = traceOffsets ?? schedule.offsetsS

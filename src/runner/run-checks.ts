@@ -1,19 +1,13 @@
 import { streamLimitsFrom } from '../backends/stream-limits.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
+import { moduleOf } from '../datasets/registry.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
-
-/**
- * Largest `--random-input-len` (and `--random-prefix-len`) accepted: ten times the longest context
- * window served today. Beyond it a prompt's text no longer fits in a V8 string, and the process
- * would die in dataset generation with a fatal error instead of a message.
- */
-export const MAX_RANDOM_INPUT_LEN = 10_000_000
 
 /**
  * What the flag resolvers cannot see but a run must refuse before anything is sent (exit 2): header
  * values that would break the HTTP request line (CR, LF or NUL, which undici rejects on every
- * request as if the server were down), random prompts too long to build, and a bad
- * `SERVEBENCH_MAX_*` stream limit.
+ * request as if the server were down), what the dataset's module refuses before a run (random
+ * prompts too long to build: `runIssues`), and a bad `SERVEBENCH_MAX_*` stream limit.
  */
 export function checkRunInputs(config: BenchConfig): void {
   const issues: ConfigIssue[] = []
@@ -29,17 +23,7 @@ export function checkRunInputs(config: BenchConfig): void {
       })
     }
   }
-  const { dataset } = config
-  if (dataset.kind === 'random') {
-    for (const [path, value] of [
-      ['--random-input-len', dataset.inputLen],
-      ['--random-prefix-len', dataset.prefixLen],
-    ] as const) {
-      if (value > MAX_RANDOM_INPUT_LEN) {
-        issues.push({ path, message: `must be at most ${MAX_RANDOM_INPUT_LEN} tokens (got ${value})` })
-      }
-    }
-  }
+  issues.push(...(moduleOf(config.dataset).runIssues?.(config.dataset) ?? []))
   try {
     streamLimitsFrom()
   } catch (error) {

@@ -2,9 +2,6 @@ import PQueue from 'p-queue'
 import { Agent, type Dispatcher, request } from 'undici'
 import type { SampleRequest } from '../config/records.ts'
 
-/** The datasets whose prompts Python fits to the server's tokenizer (`main_async`). */
-export const SERVER_ALIGNED_DATASETS: ReadonlySet<string> = new Set(['random', 'prefix_repetition'])
-
 /** Cut-and-count rounds per prompt when a cut prompt re-encodes to another length. */
 const MAX_FIT_ROUNDS = 4
 

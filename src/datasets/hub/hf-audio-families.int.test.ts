@@ -5,8 +5,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { flacFile, mp3File, wavFile } from '../../../test/audio-fixtures.ts'
 import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import { generateHf } from './hf.ts'
 import {
   ASR_DATASET_IDS,

@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import type { ChatMessage, SampleRequest } from '../../config/records.ts'
 import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
@@ -9,6 +8,7 @@ import { HubError, hubFile } from '../../tokenizer/hub.ts'
 import { flagRow } from '../dataset-module.ts'
 import type { DatasetContext } from '../index.ts'
 import { parseJsonl } from '../sampling.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import { hubDatasetError, oversample } from './hub-sampling.ts'
 
 /** The Berkeley Function Calling Leaderboard on the hub (Python `BFCLDataset`). */

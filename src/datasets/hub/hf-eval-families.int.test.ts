@@ -5,8 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
 import { QWEN3_JSON, sharedTokenizer } from '../../../test/tokenizers.ts'
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import { generateHf } from './hf.ts'
 
 // Python: GSM8KDataset and HumanEvalDataset (vllm/benchmarks/datasets.py): the `question` (GSM8K)

@@ -1,6 +1,6 @@
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import type { MediaPart } from '../../config/records.ts'
 import { DatasetError } from '../../errors.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import type { Row } from './hf-columns.ts'
 import { HF_IMAGE_FAMILIES } from './hf-image-families.ts'
 import type { SequenceLimits } from './hub-sampling.ts'

@@ -7,9 +7,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { type FakeHub, type FakeRepo, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { IMAGE_TYPE, writeParquet } from '../../../test/parquet-writer.ts'
 import { buildChatBody } from '../../backends/chat.ts'
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
 import { sniffImageMime } from '../image-bytes.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import { generateHf } from './hf.ts'
 import { imagePart, mmvuPrompt, videoPart } from './hf-image-families.ts'
 

@@ -5,9 +5,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import { applyChatTemplate } from '../../tokenizer/chat-template.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import { generateHf } from './hf.ts'
 
 const LLAMA2 = 'mgoin/mlperf-inference-llama2-data'

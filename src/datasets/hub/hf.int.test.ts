@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type FakeHub, sha256, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import { generateHf } from './hf.ts'
 
 const SHAREGPT = resolve(import.meta.dirname, '../../../fixtures/datasets/sharegpt-small.json')

@@ -1,15 +1,20 @@
-import type { HfDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer } from '../../config/dataset-flag-checks.ts'
-import type { HfDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { renderUserPrompt, usesChatTemplate } from '../chat-prompt.ts'
-import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import {
+  type DatasetContext,
+  type DslFieldTable,
+  defineDataset,
+  flagRow,
+  type TaggedDataset,
+} from '../dataset-module.ts'
 import {
   DISABLE_SHUFFLE,
+  type HubOrderOptions,
   NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
@@ -30,7 +35,66 @@ import { requireChatBackend } from './hf-image-families.ts'
 import { generateMlperf, MLPERF_IDS } from './hf-mlperf.ts'
 import { loadHfRows } from './hf-source.ts'
 import { isValidSequence, oversample } from './hub-sampling.ts'
+import { generateShareGptConversations } from './multi-turn-sharegpt.ts'
 import { TO_COUNT } from './sharegpt.ts'
+
+/** `--dataset-name hf`: a Hugging Face dataset by id (datasets-server parquet shards or repo files). */
+export interface HfDatasetConfig {
+  kind: 'hf'
+  /** `--dataset-path`: the dataset id on the hub, or a local file or folder of parquet/JSON/JSONL. */
+  path: string
+  /** `--hf-name`: the dataset id that picks the family when `path` is a local copy. */
+  hfName?: string
+  /** `--hf-subset` (config); undefined = `default`, else the first. */
+  subset?: string
+  /** `--hf-split`; undefined = train > test > validation > the first. */
+  split?: string
+  /** `--hf-output-len`: a fixed output length. */
+  outputLen?: number
+  /** `--hf-text-column`: the prompt column (Rust). */
+  textColumn?: string
+  disableShuffle: boolean
+  noOversample: boolean
+  /** `--skip-chat-template`: InstructCoder, MT-Bench and Blazedit prompts are sent raw. @default false */
+  skipChatTemplate?: boolean
+  /** `--blazedit-min-distance` / `--blazedit-max-distance`: keep Blazedit rows whose `norm_distance` is in range. */
+  blazeditDistance?: { min: number; max: number }
+  /** `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec`: the ASR families keep rows whose audio lasts this long (seconds). */
+  asrAudioLenS?: { min: number; max: number }
+  /** `--bfcl-categories`: the BFCL v3 categories to sample; undefined = simple, live_simple, multiple. */
+  bfclCategories?: string[]
+}
+
+/** Options of `datasets.hf` (`--dataset-name hf`). See docs/datasets-hub.md. */
+export interface HfDatasetOptions extends HubOrderOptions {
+  /** A dataset id on the hub, or a local parquet/JSON/JSONL file or folder (`--dataset-path`). */
+  path: string
+  /** The dataset id that picks the family when `path` is local (`--hf-name`). @default path */
+  hfName?: string
+  /** Config (`--hf-subset`). @default 'default', else the first */
+  subset?: string
+  /** Split (`--hf-split`). @default the family's (MMVU validation, MMStar val), else train > test > validation > the first */
+  split?: string
+  /** Output tokens per request (`--hf-output-len`). @default the family's, else the reference's tokens */
+  outputLen?: number
+  /** Prompt column (`--hf-text-column`). @default auto-detected */
+  textColumn?: string
+  /** Send InstructCoder, MT-Bench and Blazedit prompts without the chat template (`--skip-chat-template`). @default false */
+  skipChatTemplate?: boolean
+  /** ASR families: skip rows whose audio is shorter than this many seconds (`--asr-min-audio-len-sec`). @default 0 */
+  asrMinAudioLenS?: number
+  /** ASR families: skip rows whose audio is longer than this many seconds (`--asr-max-audio-len-sec`). @default Infinity */
+  asrMaxAudioLenS?: number
+  /** Blazedit: keep rows whose edit distance is at least this fraction (`--blazedit-min-distance`). @default 0 */
+  blazeditMinDistance?: number
+  /** Blazedit: keep rows whose edit distance is at most this fraction (`--blazedit-max-distance`). @default 1 */
+  blazeditMaxDistance?: number
+  /** BFCL v3 categories to sample (`--bfcl-categories`). @default ['simple', 'live_simple', 'multiple'] */
+  bfclCategories?: string[]
+}
+
+/** A tagged `hf` dataset, as `datasets.hf()` returns it (a multi-turn `source`). */
+export type HfDatasetSpec = TaggedDataset<HfDatasetOptions, 'hf'>
 
 const HF_NAME = flagRow(
   '--hf-name',
@@ -76,7 +140,7 @@ const BLAZEDIT_MAX_DISTANCE = flagRow(
 )
 
 /** `--dataset-name hf`: a Hugging Face dataset by id or a local copy, read as its Python family reads it. */
-export const hfDataset = defineDataset<'hf'>({
+export const hfDataset = defineDataset<HfDatasetConfig, HfDatasetOptions>({
   kind: 'hf',
   summary:
     'a Hugging Face dataset by id, or a local copy, including the image and video families (`openai-chat`) ([datasets-hub.md](datasets-hub.md))',
@@ -116,6 +180,7 @@ export const hfDataset = defineDataset<'hf'>({
   ],
   resolve: resolveHf,
   generate: generateHf,
+  conversations: generateShareGptConversations,
 })
 
 function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {

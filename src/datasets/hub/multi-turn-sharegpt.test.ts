@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import type { MultiTurnConfig, ShareGptDatasetConfig } from '../../config/bench-config.ts'
+import type { MultiTurnConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import {
   conversationTurns,
@@ -9,6 +9,7 @@ import {
   shareGptTurnCap,
   toMessages,
 } from './multi-turn-sharegpt.ts'
+import type { ShareGptDatasetConfig } from './sharegpt.ts'
 
 const FIXTURE = join(import.meta.dirname, '../../../fixtures/datasets/sharegpt-multi-turn.json')
 const tokenizer = await loadTokenizer({ id: 'cl100k_base' })

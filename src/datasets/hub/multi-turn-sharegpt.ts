@@ -4,14 +4,15 @@
  * messages, always shuffled, walked in (user, reply) pairs, capped at `--multi-turn-max-turns`,
  * kept with 2 or more turns, and always oversampled to `--num-prompts` conversations.
  */
-import type { HfDatasetConfig, MultiTurnConfig, ShareGptDatasetConfig } from '../../config/bench-config.ts'
+import type { MultiTurnConfig } from '../../config/bench-config.ts'
 import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
-import type { Conversation, ConversationTurn, MultiTurnDatasetContext } from '../random/multi-turn.ts'
+import type { Conversation, ConversationTurn, MultiTurnDatasetContext } from '../conversation.ts'
+import type { HfDatasetConfig } from './hf.ts'
 import type { Row } from './hf-columns.ts'
 import { loadHfRows } from './hf-source.ts'
-import { describeJsonError, downloadShareGpt, readShareGpt } from './sharegpt.ts'
+import { describeJsonError, downloadShareGpt, readShareGpt, type ShareGptDatasetConfig } from './sharegpt.ts'
 
 /** One message in ShareGPT form: `from` is `human`, `gpt`, `system`, … */
 export interface ShareGptMessage {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type FakeHub, sha256, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
-import type { ShareGptDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
 import { isValidSequence } from './hub-sampling.ts'
+import type { ShareGptDatasetConfig } from './sharegpt.ts'
 import { generateShareGpt, SHAREGPT_HUB_FILE, SHAREGPT_HUB_REPO } from './sharegpt.ts'
 
 const FIXTURES = resolve(import.meta.dirname, '../../../fixtures/datasets')

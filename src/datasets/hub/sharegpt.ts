@@ -1,25 +1,53 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, extname, resolve } from 'node:path'
-import type { ShareGptDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer } from '../../config/dataset-flag-checks.ts'
-import type { ShareGptDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { MediaPart, SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { hubFile } from '../../tokenizer/hub.ts'
-import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import {
+  type DatasetContext,
+  type DslFieldTable,
+  defineDataset,
+  flagRow,
+  type TaggedDataset,
+} from '../dataset-module.ts'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from '../image-bytes.ts'
 import { isMediaUrl } from '../image-ref.ts'
 import {
   DISABLE_SHUFFLE,
+  type HubOrderOptions,
   NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
   PATH_FIELD,
 } from '../shared-flags.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
+import { generateShareGptConversations } from './multi-turn-sharegpt.ts'
+
+/** `--dataset-name sharegpt`: ShareGPT conversations (Python `ShareGPTDataset`, Rust §4.3). */
+export interface ShareGptDatasetConfig {
+  kind: 'sharegpt'
+  /** A local JSON file; undefined downloads `ShareGPT_V3_unfiltered_cleaned_split.json` through the hub cache. */
+  path?: string
+  /** `--sharegpt-output-len`: a fixed output length (skips the minimum-output check). */
+  outputLen?: number
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Options of `datasets.sharegpt` (`--dataset-name sharegpt`). See docs/datasets-hub.md. */
+export interface ShareGptDatasetOptions extends HubOrderOptions {
+  /** A ShareGPT JSON file. @default ShareGPT_V3_unfiltered_cleaned_split.json from the hub cache */
+  path?: string
+  /** Output tokens per request (`--sharegpt-output-len`). @default the token count of turn 1 */
+  outputLen?: number
+}
+
+/** A tagged `sharegpt` dataset, as `datasets.sharegpt()` returns it (a multi-turn `source`). */
+export type ShareGptDatasetSpec = TaggedDataset<ShareGptDatasetOptions, 'sharegpt'>
 
 /** Why the hub datasets need a tokenizer, as their `--skip-tokenizer-init` issue says it. */
 export const TO_COUNT = 'it needs a tokenizer to count prompt tokens'
@@ -31,7 +59,7 @@ const SHAREGPT_OUTPUT_LEN = flagRow(
 )
 
 /** `--dataset-name sharegpt`: ShareGPT conversations from a file, or the default file from the hub. */
-export const shareGptDataset = defineDataset<'sharegpt'>({
+export const shareGptDataset = defineDataset<ShareGptDatasetConfig, ShareGptDatasetOptions>({
   kind: 'sharegpt',
   summary: 'ShareGPT conversations, from a file or the hub ([datasets-hub.md](datasets-hub.md))',
   datasetName: 'sharegpt',
@@ -45,6 +73,7 @@ export const shareGptDataset = defineDataset<'sharegpt'>({
   flags: [SHAREGPT_OUTPUT_LEN, DISABLE_SHUFFLE, NO_OVERSAMPLE],
   resolve: resolveShareGpt,
   generate: generateShareGpt,
+  conversations: generateShareGptConversations,
 })
 
 function resolveShareGpt(read: Reader, context: DatasetFlagContext): ShareGptDatasetConfig {

@@ -1,6 +1,4 @@
-import type { BurstGptDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
-import type { BurstGptDatasetOptions } from '../../config/dsl-datasets.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
@@ -8,10 +6,22 @@ import { createRng } from '../../rng.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
 import { readDatasetFile } from '../sampling.ts'
-import { NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+import { type CommonOptions, NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+
+/** `--dataset-name burstgpt`: lengths from a BurstGPT CSV (GPT-4 rows). */
+export interface BurstGptDatasetConfig {
+  kind: 'burstgpt'
+  path: string
+}
+
+/** Options of `datasets.burstgpt` (`--dataset-name burstgpt`). */
+export interface BurstGptDatasetOptions extends CommonOptions {
+  /** The BurstGPT `.csv` (columns `Model`, `Request tokens`, `Response tokens`). */
+  path: string
+}
 
 /** `--dataset-name burstgpt`: the request and response lengths of a BurstGPT CSV. */
-export const burstGptDataset = defineDataset<'burstgpt'>({
+export const burstGptDataset = defineDataset<BurstGptDatasetConfig, BurstGptDatasetOptions>({
   kind: 'burstgpt',
   summary: 'request and response lengths of a BurstGPT CSV',
   datasetName: 'burstgpt',

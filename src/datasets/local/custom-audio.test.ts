@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mp3File } from '../../../test/audio-fixtures.ts'
-import type { CustomAudioDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
+import type { CustomAudioDatasetConfig } from './custom-audio.ts'
 import { generateCustomAudio } from './custom-audio.ts'
 
 const DATA = resolve(import.meta.dirname, '../../../fixtures/datasets/custom-audio/data.jsonl')

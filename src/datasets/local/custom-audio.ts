@@ -1,13 +1,12 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import type { BackendName, CustomAudioDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName } from '../../config/bench-config.ts'
 import {
   type DatasetFlagContext,
   needsTokenizer,
   requireJsonl,
   requirePath,
 } from '../../config/dataset-flag-checks.ts'
-import type { CustomAudioDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { AudioInput, SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -26,11 +25,45 @@ import {
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
 
+/** `--dataset-name custom_audio`: JSONL lines with `audio` (a WAV, FLAC or MP3 file path), `prompt` and `output_tokens`. */
+export interface CustomAudioDatasetConfig {
+  kind: 'custom_audio'
+  path: string
+  /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
+  outputLen: number
+  /** `--skip-chat-template`: count each prompt raw instead of rendered with the tokenizer's chat template. */
+  skipChatTemplate: boolean
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Options of `datasets.customAudio` (`--dataset-name custom_audio`). See docs/datasets.md. */
+export interface CustomAudioDatasetOptions {
+  /** A `.jsonl` file of `{"prompt"?, "audio": path, "output_tokens"?}` lines (`--dataset-path`). */
+  path: string
+  /** Output tokens per request; -1 takes each line's `output_tokens` (`--custom-output-len`). @default 256 */
+  outputLen?: number
+  /** Count prompts without the tokenizer's chat template (`--skip-chat-template`). @default false */
+  skipChatTemplate?: boolean
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Keep file order (`--disable-shuffle`). @default false */
+  disableShuffle?: boolean
+  /** Do not repeat lines when the file has fewer than `numPrompts` (`--no-oversample`). @default false */
+  noOversample?: boolean
+  /**
+   * Send each audio file to `openai-chat` as an `input_audio` part after the prompt
+   * (`--enable-multimodal-chat`, Python's path for chat audio models); required with that backend,
+   * refused with `openai-audio`. @default false
+   */
+  enableMultimodalChat?: boolean
+}
+
 /**
  * `--dataset-name custom_audio`: JSONL lines with an audio file each, sent by `openai-audio`, or
  * by `openai-chat` as `input_audio` parts with `--enable-multimodal-chat`.
  */
-export const customAudioDataset = defineDataset<'custom_audio'>({
+export const customAudioDataset = defineDataset<CustomAudioDatasetConfig, CustomAudioDatasetOptions>({
   kind: 'custom_audio',
   summary:
     'your JSONL prompts with a WAV, FLAC or MP3 file each (`openai-audio`, or `openai-chat` with `--enable-multimodal-chat`)',

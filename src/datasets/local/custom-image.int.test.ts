@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CustomImageDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
+import type { CustomImageDatasetConfig } from './custom-image.ts'
 import { generateCustomImage } from './custom-image.ts'
 
 const DIR = resolve(import.meta.dirname, '../../../fixtures/datasets/custom-image')

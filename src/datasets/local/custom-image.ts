@@ -1,7 +1,6 @@
 import { dirname, resolve } from 'node:path'
-import type { BackendName, CustomImageDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, requireJsonl, requirePath } from '../../config/dataset-flag-checks.ts'
-import type { CustomImageDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { ChatContentPart, MultiModalPart, SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -20,6 +19,38 @@ import {
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
 
+/** `--dataset-name custom_image`: JSONL lines of `prompt` + `image_files`, or interleaved `content` parts. */
+export interface CustomImageDatasetConfig {
+  kind: 'custom_image'
+  path: string
+  /** `--custom-output-len`. */
+  outputLen: number
+  /** `--custom-ensure-client-side-data`: load local and http(s) images here and send them as base64 data URLs. */
+  ensureClientSideData: boolean
+  /** `--enable-multimodal-chat`: accepted; the request body is the same either way. */
+  enableMultimodalChat: boolean
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Options of `datasets.customImage` (`--dataset-name custom_image`). See docs/datasets.md. */
+export interface CustomImageDatasetOptions {
+  /** A `.jsonl` file of `{"prompt", "image_files"}` or `{"content": [parts]}` lines (`--dataset-path`). */
+  path: string
+  /** Output tokens per request (`--custom-output-len`). @default 256 */
+  outputLen?: number
+  /** Load local and http(s) images on the client and send them as base64 data URLs (`--custom-ensure-client-side-data`). @default false */
+  ensureClientSideData?: boolean
+  /** `--enable-multimodal-chat`: accepted; the body is the same. @default false */
+  enableMultimodalChat?: boolean
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Keep file order (`--disable-shuffle`). @default false */
+  disableShuffle?: boolean
+  /** Do not repeat lines when the file has fewer than `numPrompts` (`--no-oversample`). @default false */
+  noOversample?: boolean
+}
+
 const ENSURE_CLIENT_SIDE_DATA = flagRow(
   '--custom-ensure-client-side-data',
   'boolean',
@@ -28,7 +59,7 @@ const ENSURE_CLIENT_SIDE_DATA = flagRow(
 )
 
 /** `--dataset-name custom_image`: JSONL prompts with images, or interleaved parts, for `openai-chat`. */
-export const customImageDataset = defineDataset<'custom_image'>({
+export const customImageDataset = defineDataset<CustomImageDatasetConfig, CustomImageDatasetOptions>({
   kind: 'custom_image',
   summary: 'your JSONL prompts with images, or interleaved text and images (`openai-chat`)',
   datasetName: 'custom_image',

@@ -1,6 +1,4 @@
-import type { CustomDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, requirePath } from '../../config/dataset-flag-checks.ts'
-import type { CustomDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -9,17 +7,41 @@ import { type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
+  type CommonOptions,
   DISABLE_SHUFFLE,
   NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  type OrderOptions,
   PATH_FIELD,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
 
+/** `--dataset-name custom`: JSONL lines with `prompt` and an optional `output_tokens`. */
+export interface CustomDatasetConfig {
+  kind: 'custom'
+  path: string
+  /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
+  outputLen: number
+  /** `--skip-chat-template`: send each prompt raw instead of rendered with the tokenizer's chat template. */
+  skipChatTemplate: boolean
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Options of `datasets.custom` (`--dataset-name custom`). */
+export interface CustomDatasetOptions extends CommonOptions, OrderOptions {
+  /** A `.jsonl` file of `{"prompt": str, "output_tokens"?: int}` lines (`--dataset-path`). */
+  path: string
+  /** Output tokens per request; -1 takes each line's `output_tokens` (`--custom-output-len`). @default 256 */
+  outputLen?: number
+  /** Send prompts without the tokenizer's chat template (`--skip-chat-template`). @default false */
+  skipChatTemplate?: boolean
+}
+
 /** `--dataset-name custom`: JSONL `{"prompt", "output_tokens"?}` lines. */
-export const customDataset = defineDataset<'custom'>({
+export const customDataset = defineDataset<CustomDatasetConfig, CustomDatasetOptions>({
   kind: 'custom',
   summary: 'your JSONL prompts',
   datasetName: 'custom',

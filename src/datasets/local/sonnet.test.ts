@@ -2,9 +2,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { SonnetDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
+import type { SonnetDatasetConfig } from './sonnet.ts'
 import { BUILTIN_SONNET_PATH, SONNET_BASE_PROMPT, splitLines } from './sonnet.ts'
 
 function sonnet(overrides: Partial<SonnetDatasetConfig> = {}): SonnetDatasetConfig {

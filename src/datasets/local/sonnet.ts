@@ -1,7 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import type { SonnetDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer } from '../../config/dataset-flag-checks.ts'
-import type { SonnetDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -10,7 +8,29 @@ import { createRng } from '../../rng.ts'
 import { hasChatTemplate, renderUserPrompt, serverAppliesTemplate } from '../chat-prompt.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { readDatasetFile } from '../sampling.ts'
-import { NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+import { type CommonOptions, NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+
+/** `--dataset-name sonnet`: a fixed prefix of poem lines plus sampled lines. */
+export interface SonnetDatasetConfig {
+  kind: 'sonnet'
+  /** The text to sample lines from; undefined = the built-in sonnets. */
+  path?: string
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+}
+
+/** Options of `datasets.sonnet` (`--dataset-name sonnet`). */
+export interface SonnetDatasetOptions extends CommonOptions {
+  /** A text file of poem lines. @default the built-in Shakespeare sonnets */
+  path?: string
+  /** Most prompt tokens per request (`--sonnet-input-len`). @default 550 */
+  inputLen?: number
+  /** Output tokens per request (`--sonnet-output-len`). @default 150 */
+  outputLen?: number
+  /** Tokens of poem lines shared by every prompt (`--sonnet-prefix-len`). @default 200 */
+  prefixLen?: number
+}
 
 /** Python's sonnet defaults (V-ref parser). */
 export const DEFAULT_SONNET = { inputLen: 550, outputLen: 150, prefixLen: 200 } as const
@@ -31,7 +51,7 @@ const SONNET_PREFIX_LEN = flagRow(
 )
 
 /** `--dataset-name sonnet`: a shared prefix of poem lines plus sampled lines. */
-export const sonnetDataset = defineDataset<'sonnet'>({
+export const sonnetDataset = defineDataset<SonnetDatasetConfig, SonnetDatasetOptions>({
   kind: 'sonnet',
   summary: "Shakespeare's sonnets (built in) or any text file",
   datasetName: 'sonnet',

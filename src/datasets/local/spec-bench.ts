@@ -1,19 +1,39 @@
-import type { SpecBenchDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
-import type { SpecBenchDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { parseJsonl, readDatasetFile } from '../sampling.ts'
 import {
+  type CommonOptions,
   DISABLE_SHUFFLE,
   NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  type OrderOptions,
   PATH_FIELD,
 } from '../shared-flags.ts'
 import { sampleFirstTurns } from './speed-bench.ts'
+
+/** `--dataset-name spec_bench`: Spec-Bench `question.jsonl` (`turns`, `category`). */
+export interface SpecBenchDatasetConfig {
+  kind: 'spec_bench'
+  path: string
+  outputLen: number
+  category?: string
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Options of `datasets.specBench` (`--dataset-name spec_bench`). */
+export interface SpecBenchDatasetOptions extends CommonOptions, OrderOptions {
+  /** Spec-Bench's `question.jsonl`. */
+  path: string
+  /** Output tokens per request. @default 256 */
+  outputLen?: number
+  /** Keep only this category. @default every category */
+  category?: string
+}
 
 /** Python's `--spec-bench-output-len` default. */
 export const DEFAULT_SPEC_BENCH_OUTPUT_LEN = 256
@@ -27,7 +47,7 @@ const CATEGORY = flagRow('--spec-bench-category', 'string', 'spec_bench: keep on
 })
 
 /** `--dataset-name spec_bench`: the first turn of each row of Spec-Bench's `question.jsonl`. */
-export const specBenchDataset = defineDataset<'spec_bench'>({
+export const specBenchDataset = defineDataset<SpecBenchDatasetConfig, SpecBenchDatasetOptions>({
   kind: 'spec_bench',
   summary: "Spec-Bench's `question.jsonl`",
   datasetName: 'spec_bench',

@@ -2,9 +2,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { SpecBenchDatasetConfig, SpeedBenchDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
+import type { SpecBenchDatasetConfig } from './spec-bench.ts'
+import type { SpeedBenchDatasetConfig } from './speed-bench.ts'
 
 const DIR = resolve(import.meta.dirname, '../../../fixtures/datasets/speed-bench')
 const SPEC = resolve(import.meta.dirname, '../../../fixtures/datasets/spec-bench/question.jsonl')

@@ -1,8 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SpeedBenchDatasetConfig, SpeedBenchSubset } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
-import type { SpeedBenchDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -18,12 +16,49 @@ import {
   typeName,
 } from '../sampling.ts'
 import {
+  type CommonOptions,
   DISABLE_SHUFFLE,
   NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  type OrderOptions,
   PATH_FIELD,
 } from '../shared-flags.ts'
+
+export type SpeedBenchSubset =
+  | 'qualitative'
+  | 'throughput_1k'
+  | 'throughput_2k'
+  | 'throughput_8k'
+  | 'throughput_16k'
+  | 'throughput_32k'
+
+/** `--dataset-name speed_bench`: a SPEED-Bench directory of `{subset}.jsonl` files (or one file). */
+export interface SpeedBenchDatasetConfig {
+  kind: 'speed_bench'
+  path: string
+  subset: SpeedBenchSubset
+  outputLen: number
+  category?: string
+  /** `--speed-bench-max-input-len` (Rust): longer prompts keep the text of their first this many tokens. */
+  maxInputLen?: number
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Options of `datasets.speedBench` (`--dataset-name speed_bench`). */
+export interface SpeedBenchDatasetOptions extends CommonOptions, OrderOptions {
+  /** A directory of `{subset}.jsonl` files, or one such file. */
+  path: string
+  /** @default 'qualitative' */
+  subset?: SpeedBenchSubset
+  /** Output tokens per request. @default 4096 */
+  outputLen?: number
+  /** Keep only this category (exact match). @default every category */
+  category?: string
+  /** Cut longer prompts to the text of their first this many tokens (`--speed-bench-max-input-len`; Rust). @default no limit */
+  maxInputLen?: number
+}
 
 export const SPEED_BENCH_SUBSETS: readonly SpeedBenchSubset[] = [
   'qualitative',
@@ -59,7 +94,7 @@ const MAX_INPUT_LEN = flagRow(
 )
 
 /** `--dataset-name speed_bench`: NVIDIA SPEED-Bench `{subset}.jsonl`, prepared locally. */
-export const speedBenchDataset = defineDataset<'speed_bench'>({
+export const speedBenchDataset = defineDataset<SpeedBenchDatasetConfig, SpeedBenchDatasetOptions>({
   kind: 'speed_bench',
   aliases: ['speed-bench'],
   summary: 'NVIDIA SPEED-Bench, prepared locally',

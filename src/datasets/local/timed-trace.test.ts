@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { TimedTraceDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
+import type { TimedTraceDatasetConfig } from './timed-trace.ts'
 import { DEFAULT_TIMED_TRACE_LABELS, traceOffsetsS, traceTokenIds } from './timed-trace.ts'
 
 const FIXTURE = resolve(import.meta.dirname, '../../../fixtures/datasets/timed-trace.jsonl')

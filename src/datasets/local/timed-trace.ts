@@ -1,6 +1,5 @@
-import type { BackendName, TimedTraceDatasetConfig, TimedTraceLabels } from '../../config/bench-config.ts'
+import type { BackendName } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../config/dataset-flag-checks.ts'
-import type { TimedTraceDatasetOptions } from '../../config/dsl-datasets.ts'
 import { type FieldSpec, f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -8,7 +7,40 @@ import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { fieldError, parseJsonl, readDatasetFile, typeName } from '../sampling.ts'
-import { NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+import { type CommonOptions, NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
+
+/** JSON field names of a timed trace (`--timed-trace-label-*`). */
+export interface TimedTraceLabels {
+  timestamp: string
+  inputLength: string
+  outputLength: string
+  hashIds: string
+}
+
+/** `--dataset-name timed_trace`: a Mooncake-style JSONL trace replayed as token-id prompts. */
+export interface TimedTraceDatasetConfig {
+  kind: 'timed_trace'
+  path: string
+  chunkHashSize: number
+  secMultiplier: number
+  labels: TimedTraceLabels
+  /** Send each request at its trace timestamp instead of the computed schedule. */
+  selfTimed: boolean
+}
+
+/** Options of `datasets.timedTrace` (`--dataset-name timed_trace`; completions backends only). */
+export interface TimedTraceDatasetOptions extends CommonOptions {
+  /** A JSONL trace: one `{timestamp, input_length, output_length, hash_ids}` object per line. */
+  path: string
+  /** Prompt tokens each hash id stands for. @default 16 */
+  chunkHashSize?: number
+  /** Seconds per trace time unit (0.001 for milliseconds). @default 1 */
+  secMultiplier?: number
+  /** JSON field names. @default { timestamp: 'timestamp', inputLength: 'input_length', outputLength: 'output_length', hashIds: 'hash_ids' } */
+  labels?: Partial<TimedTraceLabels>
+  /** Send each request at its trace timestamp; `false` uses `load` instead. @default true */
+  selfTimed?: boolean
+}
 
 const NAME = 'timed_trace'
 const MASK_64 = 0xffff_ffff_ffff_ffffn
@@ -69,14 +101,14 @@ const NO_SELF_TIMED = flagRow(
   'timed_trace: use --request-rate and --burstiness instead of the trace times.',
 )
 
-type TimedTraceFields = Omit<DslFieldTable<TimedTraceDatasetOptions>, 'labels' | 'selfTimed'> &
+type TimedTraceFields = Omit<DslFieldTable<TimedTraceDatasetOptions>, 'labels'> &
   Readonly<Record<`labels.${keyof TimedTraceLabels}`, FieldSpec>>
 
 /**
- * `--dataset-name timed_trace`: a Mooncake-style trace replayed at its timestamps. `selfTimed:
- * false` is `--no-self-timed`, which the DSL door sets itself.
+ * `--dataset-name timed_trace`: a Mooncake-style trace replayed at its timestamps (`selfTimed:
+ * false` is `--no-self-timed`), or by `load.trace()`, which scales its seconds per trace unit.
  */
-export const timedTraceDataset = defineDataset<'timed_trace'>({
+export const timedTraceDataset = defineDataset<TimedTraceDatasetConfig, TimedTraceDatasetOptions>({
   kind: 'timed_trace',
   aliases: ['timed-trace'],
   summary: 'a Mooncake-style trace replayed at its timestamps',
@@ -91,10 +123,26 @@ export const timedTraceDataset = defineDataset<'timed_trace'>({
     'labels.inputLength': f(TIMED_TRACE_LABEL_FLAGS.inputLength),
     'labels.outputLength': f(TIMED_TRACE_LABEL_FLAGS.outputLength),
     'labels.hashIds': f(TIMED_TRACE_LABEL_FLAGS.hashIds),
+    selfTimed: f(NO_SELF_TIMED.name, 'offSwitch'),
   } satisfies TimedTraceFields,
   flags: [CHUNK_HASH_SIZE, SEC_MULTIPLIER, ...LABEL_ROWS, SELF_TIMED, NO_SELF_TIMED],
   resolve: resolveTimedTrace,
   generate: generateTimedTrace,
+  sendOffsetsS: traceOffsetsS,
+  dsl: {
+    words: [['pass --no-self-timed', 'set dataset.selfTimed: false']],
+    traceReplay: {
+      refuse: (options) =>
+        options.selfTimed === false
+          ? {
+              path: 'dataset.selfTimed',
+              message:
+                'is false, but load.trace() sends each request at its trace timestamp; drop selfTimed: false or use another load',
+            }
+          : undefined,
+      scale: (config, timeScale) => ({ ...config, secMultiplier: config.secMultiplier * timeScale }),
+    },
+  },
 })
 
 /** Backends that send `/v1/completions` bodies, which can carry token-id prompts. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { findFlag } from '../../cli/flags.ts'
 import { parseArgs } from '../../cli/parse-args.ts'
-import type { RandomDatasetConfig } from '../../config/bench-config.ts'
 import type { ConfigError } from '../../errors.ts'
 import { benchConfigFromDsl } from '../../options/from-dsl.ts'
 import { resolveServeFlags } from '../../options/serve-flags.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { datasets } from '../../vitest/runtime/builders.ts'
 import { generateRequests } from '../index.ts'
+import type { RandomDatasetConfig } from './random.ts'
 
 const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 

@@ -4,12 +4,12 @@
  * length taken from one shared prefix, so they hit the server's prefix cache; the others share
  * nothing. "80% of the prompts have 95% of their input cached" is `0.8` and `0.95`.
  */
-import type { RandomDatasetConfig } from '../../config/bench-config.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { ConfigError, type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { type DatasetContext, flagRow } from '../dataset-module.ts'
 import { RANDOM_PREFIX_LEN } from './lengths.ts'
+import type { RandomDatasetConfig } from './random.ts'
 import type { RandomPromptPlan } from './random-prompts.ts'
 import { checkRangeRatio, inputBounds, outputBounds } from './range-ratio.ts'
 

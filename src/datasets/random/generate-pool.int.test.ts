@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
-import type { RandomDatasetConfig } from '../../config/bench-config.ts'
 import { buildRandomPrompts, promptText, workerExecArgv } from './generate-pool.ts'
+import type { RandomDatasetConfig } from './random.ts'
 import { generateRandom } from './random.ts'
 
 function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {

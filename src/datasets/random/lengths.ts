@@ -3,10 +3,10 @@
  * their defaults and how they are read. `--input-len`/`--output-len` win over their `--random-*`
  * forms, as in Python.
  */
-import type { RandomDatasetConfig } from '../../config/bench-config.ts'
 import { defaultBenchConfig } from '../../config/defaults.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { flagRow } from '../dataset-module.ts'
+import type { RandomDatasetConfig } from './random.ts'
 import { parseRangeRatio } from './range-ratio.ts'
 
 /** Python's defaults of the random lengths (`defaultBenchConfig().dataset`), for the flag rows. */

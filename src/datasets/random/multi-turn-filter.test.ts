@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { Conversation } from './multi-turn.ts'
+import type { Conversation } from '../conversation.ts'
 import { filterConversationsByMaxModelLen, fitConversations } from './multi-turn-filter.ts'
 
 const conv = (id: string, turns: Array<[number, number]>): Conversation => ({

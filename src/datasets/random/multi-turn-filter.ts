@@ -1,5 +1,5 @@
 import { DatasetError } from '../../errors.ts'
-import type { Conversation } from './multi-turn.ts'
+import type { Conversation } from '../conversation.ts'
 
 /** What `--max-model-len` took out of the conversations. */
 export interface ConversationFilterOutcome {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { MultiTurnConfig, RandomDatasetConfig } from '../../config/bench-config.ts'
+import type { MultiTurnConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { generateMultiTurnConversations, turnBounds } from './multi-turn.ts'
+import type { RandomDatasetConfig } from './random.ts'
 
 const dataset: RandomDatasetConfig = {
   kind: 'random',

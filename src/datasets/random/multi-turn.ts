@@ -4,23 +4,63 @@
  * sharing (a block common to every conversation, one common to a conversation's turns, a unique
  * tail). Rust: multi-turn random generation (datasets/random.rs, multi_turn.rs).
  */
-import type { MultiTurnConfig, RandomDatasetConfig } from '../../config/bench-config.ts'
-import type { MultiTurnDatasetOptions } from '../../config/dsl-datasets.ts'
+import type { MultiTurnConfig } from '../../config/bench-config.ts'
 import { f } from '../../config/dsl-fields.ts'
 import { ConfigError, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
-import { type DslFieldTable, defineDataset } from '../dataset-module.ts'
+import type { Conversation, ConversationTurn, MultiTurnDatasetContext } from '../conversation.ts'
+import { type DslDoor, type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
+import type { HfDatasetSpec } from '../hub/hf.ts'
+import type { ShareGptDatasetSpec } from '../hub/sharegpt.ts'
 import { RANDOM_INPUT_LEN, RANDOM_OUTPUT_LEN } from './lengths.ts'
+import type { RandomDatasetConfig } from './random.ts'
 
-/** One user turn: the message text, its token count, and the output length asked for. */
+/**
+ * Options of `datasets.multiTurn` (`--multi-turn`): synthetic conversations (`--dataset-name
+ * random`), or real ones read from `source: datasets.sharegpt(...)` or `datasets.hf(...)`.
+ */
+export interface MultiTurnDatasetOptions {
+  /**
+   * Where the conversations come from: a ShareGPT file or an hf chat dataset (entries of 4+
+   * messages; 2+ user turns kept). The lengths options and `prefix*Ratio` then do not apply, and
+   * `maxTurns` caps the turns read (0 = no cap). @default synthetic conversations
+   */
+  source?: ShareGptDatasetSpec | HfDatasetSpec
+  /** Prompt tokens of each conversation's first message. @default 1024 */
+  inputLen?: number
+  /** Prompt tokens of later messages (`--per-turn-input-len`); 0 = `inputLen`. @default 0 */
+  perTurnInputLen?: number
+  /** Output tokens asked per turn. @default 128 */
+  outputLen?: number
+  /** Conversations in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Turns per conversation. @default 3 */
+  numTurns?: number
+  /** Fewest turns; 0 = `numTurns`. @default 0 */
+  minTurns?: number
+  /** Most turns; 0 = `numTurns`. @default 0 */
+  maxTurns?: number
+  /** Think time between turns, ms; no concurrency slot is held. @default 0 */
+  delayMs?: number
+  /** Most turns in flight. @default the load's maxConcurrency, else numPrompts */
+  concurrency?: number
+  /** Share of each message common to every conversation; > 0 sends turns without history. @default 0 */
+  prefixGlobalRatio?: number
+  /** Share of each message common within a conversation; > 0 sends turns without history. @default 0 */
+  prefixConversationRatio?: number
+  /** Keep sending a conversation's turns after one fails. @default false */
+  continueOnFailure?: boolean
+}
+
 /**
  * `datasets.multiTurn()`: `--multi-turn` over `random` (or over sharegpt or hf, through `source`).
- * Its flags are run-mode flags (`--multi-turn-*`, read by `config/resolve-run-modes.ts`), its
- * requests come from the multi-turn runner: no resolver or generator of its own.
+ * Its flags are run-mode flags (`--multi-turn-*`, read by `config/resolve-run-modes.ts`); its
+ * conversations come from the `conversations` hook of `random` or of its source: no resolver or
+ * generator of its own. Its DSL hook sets `--multi-turn` and reads `source`.
  */
-export const multiTurnDataset = defineDataset<'random'>({
+export const multiTurnDataset = defineDataset<never, MultiTurnDatasetOptions, 'multi-turn'>({
   kind: 'multi-turn',
   summary: 'synthetic conversations sent turn by turn (`openai-chat`)',
   datasetName: 'random',
@@ -40,27 +80,29 @@ export const multiTurnDataset = defineDataset<'random'>({
     continueOnFailure: f('--multi-turn-continue-on-failure', 'switch'),
   } satisfies Omit<DslFieldTable<MultiTurnDatasetOptions>, 'source'>,
   flags: [RANDOM_INPUT_LEN, RANDOM_OUTPUT_LEN],
+  dsl: {
+    keys: ['source'],
+    toFlags(options, door) {
+      door.set('--multi-turn', true, 'dataset')
+      if (options.source !== undefined) readSource(options.source, door)
+    },
+    words: [['--dataset-name random', 'datasets.multiTurn() without a source']],
+  },
 })
 
-export interface ConversationTurn {
-  message: string
-  messageLen: number
-  expectedOutputLen: number
-}
+/** The datasets a multi-turn `source` may be. */
+const SOURCE_KINDS: readonly string[] = ['sharegpt', 'hf']
 
-/** One conversation: its id (sent as `X-Session-ID`) and its turns in order. */
-export interface Conversation {
-  id: string
-  turns: ConversationTurn[]
-}
-
-export interface MultiTurnDatasetContext {
-  tokenizer: Tokenizer
-  /** Conversations to build (`--num-prompts`). */
-  numConversations: number
-  seed: number
-  /** Conversation ids are `${requestIdPrefix}conv-${c}`. */
-  requestIdPrefix: string
+/** `source: datasets.sharegpt(...)` or `datasets.hf(...)`: its `--dataset-name` and its fields. */
+function readSource(source: unknown, door: DslDoor): void {
+  const kind = typeof source === 'object' && source !== null ? (source as { kind?: unknown }).kind : undefined
+  const spec = typeof kind === 'string' && SOURCE_KINDS.includes(kind) ? door.datasetOf(kind) : undefined
+  if (spec === undefined) {
+    door.issue('dataset.source', 'must be datasets.sharegpt(...) or datasets.hf(...)')
+    return
+  }
+  door.set('--dataset-name', spec.datasetName, 'dataset.source')
+  door.fields(source, spec.fields, 'dataset.source', `datasets.${spec.builder}()`, ['kind'])
 }
 
 /** Rust seeds the shared prefix apart from the per-turn draws. */

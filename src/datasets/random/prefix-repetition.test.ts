@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { PrefixRepetitionDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
+import type { PrefixRepetitionDatasetConfig } from './prefix-repetition.ts'
 
 function config(overrides: Partial<PrefixRepetitionDatasetConfig> = {}): PrefixRepetitionDatasetConfig {
   return {

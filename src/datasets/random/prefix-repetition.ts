@@ -1,6 +1,4 @@
-import type { PrefixRepetitionDatasetConfig } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
-import type { PrefixRepetitionDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -9,7 +7,31 @@ import { createRng } from '../../rng.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
 import { shuffled } from '../sampling.ts'
-import { DISABLE_SHUFFLE } from '../shared-flags.ts'
+import { type CommonOptions, DISABLE_SHUFFLE } from '../shared-flags.ts'
+
+/** `--dataset-name prefix_repetition`: `numPrefixes` shared prefixes, each with random suffixes. */
+export interface PrefixRepetitionDatasetConfig {
+  kind: 'prefix_repetition'
+  prefixLen: number
+  suffixLen: number
+  numPrefixes: number
+  outputLen: number
+  disableShuffle: boolean
+}
+
+/** Options of `datasets.prefixRepetition` (`--dataset-name prefix_repetition`). */
+export interface PrefixRepetitionDatasetOptions extends CommonOptions {
+  /** Tokens of each shared prefix. @default 256 */
+  prefixLen?: number
+  /** Tokens after the prefix, different per request. @default 256 */
+  suffixLen?: number
+  /** Distinct prefixes; `numPrompts / numPrefixes` requests share each. @default 10 */
+  numPrefixes?: number
+  /** Output tokens per request. @default 128 */
+  outputLen?: number
+  /** Keep prefix groups together instead of interleaving them. @default false */
+  disableShuffle?: boolean
+}
 
 /** Upstream defaults (Python V-ref parser; Rust `cli.rs`). */
 export const DEFAULT_PREFIX_REPETITION = {
@@ -52,7 +74,10 @@ const OUTPUT_LEN = flagRow(
 )
 
 /** `--dataset-name prefix_repetition`: shared random prefixes, each request with its own suffix. */
-export const prefixRepetitionDataset = defineDataset<'prefix_repetition'>({
+export const prefixRepetitionDataset = defineDataset<
+  PrefixRepetitionDatasetConfig,
+  PrefixRepetitionDatasetOptions
+>({
   kind: 'prefix_repetition',
   aliases: ['prefix-repetition'],
   summary: 'shared random prefixes with per-request suffixes',
@@ -69,6 +94,7 @@ export const prefixRepetitionDataset = defineDataset<'prefix_repetition'>({
   flags: [PREFIX_LEN, SUFFIX_LEN, NUM_PREFIXES, OUTPUT_LEN, DISABLE_SHUFFLE],
   resolve: resolvePrefixRepetition,
   generate: generatePrefixRepetition,
+  alignsToServerTokenizer: true,
 })
 
 function resolvePrefixRepetition(read: Reader, context: DatasetFlagContext): PrefixRepetitionDatasetConfig {

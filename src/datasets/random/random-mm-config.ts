@@ -1,5 +1,12 @@
-import type { RandomMmBucket } from '../../config/bench-config.ts'
 import { ConfigError } from '../../errors.ts'
+
+/** One `--random-mm-bucket-config` entry: an image (frames 1) or video size and its weight. */
+export interface RandomMmBucket {
+  height: number
+  width: number
+  numFrames: number
+  probability: number
+}
 
 /** Python's defaults for `--random-mm-limit-mm-per-prompt` keys that are not given. */
 export const DEFAULT_MM_LIMIT = { image: 255, video: 1 } as const
@@ -63,6 +70,24 @@ export function bucketProblem(bucket: RandomMmBucket): string | undefined {
     return `the weight must be a number ≥ 0 (got ${bucket.probability})`
   }
   return undefined
+}
+
+/** Buckets as `--random-mm-bucket-config` text, Python's `{(h, w, frames): p}` (a DSL list of buckets). */
+export function bucketConfigText(buckets: readonly RandomMmBucket[]): string {
+  // As the DSL door writes any value: a number as the CLI reads it, anything else as JSON.
+  const text = (v: unknown): string =>
+    typeof v === 'number'
+      ? v === Number.POSITIVE_INFINITY
+        ? 'inf'
+        : v === Number.NEGATIVE_INFINITY
+          ? '-inf'
+          : String(v)
+      : typeof v === 'string'
+        ? v
+        : (JSON.stringify(v) ?? String(v))
+  const entry = (b: RandomMmBucket): string =>
+    `(${text(b?.height)}, ${text(b?.width)}, ${text(b?.numFrames)}): ${text(b?.probability)}`
+  return `{${buckets.map(entry).join(', ')}}`
 }
 
 /**

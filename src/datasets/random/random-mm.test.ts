@@ -1,11 +1,11 @@
 import { decode as decodeJpeg } from 'jpeg-js'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildChatBody } from '../../backends/chat.ts'
-import type { RandomMmDatasetConfig } from '../../config/bench-config.ts'
 import type { MediaPart } from '../../config/records.ts'
 import { createRng } from '../../rng.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
+import type { RandomMmDatasetConfig } from './random-mm.ts'
 import {
   itemCountBounds,
   limitForBuckets,

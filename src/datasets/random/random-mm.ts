@@ -1,7 +1,6 @@
 import { encode as encodeJpeg } from 'jpeg-js'
-import type { BackendName, RandomMmBucket, RandomMmDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
-import type { RandomMmDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { MediaPart, MultiModalPart, SampleRequest, VideoPart } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -21,11 +20,61 @@ import {
 import { muxMjpegMp4 } from './mp4-mjpeg.ts'
 import { buildRandomRequests, planRandomPrompts } from './random.ts'
 import {
+  bucketConfigText,
   DEFAULT_MM_BUCKET_CONFIG,
   DEFAULT_MM_LIMIT,
   parseBucketConfig,
   parseMmLimit,
+  type RandomMmBucket,
 } from './random-mm-config.ts'
+import type { RangeRatio } from './range-ratio.ts'
+
+/** `--dataset-name random-mm`: random text (as `random`) plus synthetic JPEG images. Rust §4.2. */
+export interface RandomMmDatasetConfig {
+  kind: 'random-mm'
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+  rangeRatio: RangeRatio
+  /** `--random-mm-base-items-per-request`. */
+  baseItemsPerRequest: number
+  /** `--random-mm-num-mm-items-range-ratio`, in [0, 1]. */
+  numMmItemsRangeRatio: number
+  /** `--random-mm-limit-mm-per-prompt`. */
+  limitMmPerPrompt: { image: number; video: number }
+  /** `--random-mm-bucket-config`, in the order given. */
+  buckets: RandomMmBucket[]
+  /** `--enable-multimodal-chat`: accepted; the request body is the same either way. */
+  enableMultimodalChat: boolean
+}
+
+/** Options of `datasets.randomMm` (`--dataset-name random-mm`). */
+export interface RandomMmDatasetOptions {
+  /** Prompt tokens per request. @default 1024 */
+  inputLen?: number
+  /** Output tokens asked per request. @default 128 */
+  outputLen?: number
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Shared prefix tokens. @default 0 */
+  prefixLen?: number
+  /** Length spread: one number for both, or per side. @default 0 */
+  rangeRatio?: number | { input: number; output: number }
+  /** Items (images and videos) per request (`--random-mm-base-items-per-request`). @default 1 */
+  baseItemsPerRequest?: number
+  /** Item-count spread r in [0, 1] (`--random-mm-num-mm-items-range-ratio`). @default 0 */
+  numMmItemsRangeRatio?: number
+  /** Per-modality caps (`--random-mm-limit-mm-per-prompt`). @default { image: 255, video: 1 } */
+  limitMmPerPrompt?: { image?: number; video?: number }
+  /**
+   * Item sizes and weights: the `--random-mm-bucket-config` string, or a list. A bucket of 1
+   * frame is a JPEG image; more frames make an MP4 video of that many frames at 30 fps.
+   * @default '{(256, 256, 1): 0.5, (720, 1280, 1): 0.5, (720, 1280, 16): 0.0}'
+   */
+  buckets?: string | RandomMmBucket[]
+  /** `--enable-multimodal-chat`: accepted; the body is the same. @default false */
+  enableMultimodalChat?: boolean
+}
 
 const BASE_ITEMS = flagRow('--random-mm-base-items-per-request', 'int', 'random-mm: items per request.', {
   default: '1',
@@ -50,7 +99,7 @@ const BUCKET_CONFIG = flagRow(
 )
 
 /** `--dataset-name random-mm`: random text plus random-pixel images and videos, for `openai-chat`. */
-export const randomMmDataset = defineDataset<'random-mm'>({
+export const randomMmDataset = defineDataset<RandomMmDatasetConfig, RandomMmDatasetOptions>({
   kind: 'random-mm',
   summary: 'random text plus random-pixel JPEG images and MP4 videos (`openai-chat`)',
   datasetName: 'random-mm',
@@ -64,7 +113,9 @@ export const randomMmDataset = defineDataset<'random-mm'>({
     baseItemsPerRequest: f(BASE_ITEMS.name),
     numMmItemsRangeRatio: f(ITEMS_RANGE_RATIO.name),
     limitMmPerPrompt: f(LIMIT_MM.name, 'json'),
-    buckets: f(BUCKET_CONFIG.name),
+    buckets: f(BUCKET_CONFIG.name, 'scalar', (value) =>
+      Array.isArray(value) ? bucketConfigText(value as RandomMmBucket[]) : undefined,
+    ),
     enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
   } satisfies DslFieldTable<RandomMmDatasetOptions>,
   flags: [

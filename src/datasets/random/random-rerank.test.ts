@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { RandomRerankDatasetConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { batchRequests } from './batch.ts'
+import type { RandomRerankDatasetConfig } from './random-rerank.ts'
 import { generateRandomRerank } from './random-rerank.ts'
 
 const tokenizer = await loadTokenizer({ id: 'gpt2' })

@@ -1,6 +1,5 @@
-import type { BackendName, RandomRerankDatasetConfig } from '../../config/bench-config.ts'
+import type { BackendName } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
-import type { RandomRerankDatasetOptions } from '../../config/dsl-datasets.ts'
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
@@ -15,7 +14,33 @@ import {
   readInputLen,
   readRangeRatio,
 } from './lengths.ts'
-import { checkRangeRatio, inputBounds } from './range-ratio.ts'
+import { checkRangeRatio, inputBounds, type RangeRatio } from './range-ratio.ts'
+
+/** `--dataset-name random-rerank`: one query and batches of documents (pooling backends). Rust §4.9. */
+export interface RandomRerankDatasetConfig {
+  kind: 'random-rerank'
+  /** Tokens of query + document (special tokens included). */
+  inputLen: number
+  rangeRatio: RangeRatio
+  /** Documents per request (reranker) or query + documents per request (`--no-reranker`). */
+  batchSize: number
+  /** `--no-reranker`: the query is one more input, not paired with each document. */
+  noReranker: boolean
+}
+
+/** Options of `datasets.randomRerank` (`--dataset-name random-rerank`). */
+export interface RandomRerankDatasetOptions {
+  /** Tokens of query + document. @default 1024 */
+  inputLen?: number
+  /** Documents in the run (`--num-prompts`; with `noReranker`, documents + 1). @default 1000 */
+  numPrompts?: number
+  /** Length spread r in [0, 1). @default 0 */
+  rangeRatio?: number
+  /** Documents per request (with `noReranker`: query + documents). @default 1 */
+  batchSize?: number
+  /** An embedding model instead of a reranker: the query is one more input (`--no-reranker`). @default false */
+  noReranker?: boolean
+}
 
 const NO_RERANKER = flagRow(
   '--no-reranker',
@@ -24,7 +49,7 @@ const NO_RERANKER = flagRow(
 )
 
 /** `--dataset-name random-rerank`: one query and batches of documents, for rerank and embedding backends. */
-export const randomRerankDataset = defineDataset<'random-rerank'>({
+export const randomRerankDataset = defineDataset<RandomRerankDatasetConfig, RandomRerankDatasetOptions>({
   kind: 'random-rerank',
   summary: 'one query and batches of documents (rerank and embedding backends)',
   datasetName: 'random-rerank',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
-import type { RandomDatasetConfig } from '../../config/bench-config.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
+import type { RandomDatasetConfig } from './random.ts'
 
 function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {
   return {

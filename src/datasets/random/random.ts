@@ -1,19 +1,19 @@
-import {
-  type BackendName,
-  type DatasetConfig,
-  POOLING_BACKENDS,
-  type RandomDatasetConfig,
-} from '../../config/bench-config.ts'
+import { type BackendName, POOLING_BACKENDS } from '../../config/bench-config.ts'
 import { type DatasetFlagContext, needsTokenizer, rejectPath } from '../../config/dataset-flag-checks.ts'
 import { defaultBenchConfig } from '../../config/defaults.ts'
 import { f } from '../../config/dsl-fields.ts'
-import type { RandomDatasetOptions } from '../../config/dsl-options.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { ConfigError, type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng, type Rng } from '../../rng.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
-import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import {
+  type DatasetContext,
+  type DslFieldTable,
+  defineDataset,
+  flagRow,
+  type TaggedDataset,
+} from '../dataset-module.ts'
 import { decodeToTargetLen } from '../decode-to-target.ts'
 import { batchRequests } from './batch.ts'
 import { CACHE_HIT_FRACTION, CACHE_RATIO, planCacheHitPrompts, readCacheHit } from './cache-hit.ts'
@@ -26,8 +26,55 @@ import {
   RANDOM_RANGE_RATIO,
   readRandomLengths,
 } from './lengths.ts'
+import { generateMultiTurnConversations } from './multi-turn.ts'
 import type { RandomPromptPlan } from './random-prompts.ts'
-import { checkRangeRatio, inputBounds, outputBounds } from './range-ratio.ts'
+import { checkRangeRatio, inputBounds, outputBounds, type RangeRatio } from './range-ratio.ts'
+
+export interface RandomDatasetConfig {
+  kind: 'random'
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+  rangeRatio: RangeRatio
+  batchSize: number
+  /** Send token-id arrays instead of text. */
+  promptTokenIds: boolean
+  /**
+   * Rust's bimodal prefix cache (`--random-cache-hit-fraction`, `--random-cache-ratio`): a
+   * `fraction` of the prompts are warm and start with `ratio` of their length from one shared
+   * prefix; the rest share nothing. `inputLen` is then each prompt's whole length. Absent when off.
+   */
+  cacheHit?: { fraction: number; ratio: number }
+}
+
+/** Options of `datasets.random`. */
+export interface RandomDatasetOptions {
+  /** Prompt tokens per request. @default 1024 */
+  inputLen?: number
+  /** Output tokens asked per request (`max_tokens`). @default 128 */
+  outputLen?: number
+  /** Requests in the run (`--num-prompts`). @default 1000 */
+  numPrompts?: number
+  /** Shared prefix tokens. @default 0 */
+  prefixLen?: number
+  /** Length spread: one number for both, or per side. @default 0 */
+  rangeRatio?: number | { input: number; output: number }
+  /** Prompts per request (embeddings batch). @default 1 */
+  batchSize?: number
+  /** Send token-id arrays instead of text. @default false */
+  promptTokenIds?: boolean
+  /**
+   * Share of the prompts that are warm (a prefix-cache hit): each starts with `cacheRatio` of its
+   * length from one shared prefix (`--random-cache-hit-fraction`; Rust). Needs `cacheRatio` and
+   * `promptTokenIds`; `inputLen` is then the whole prompt. @default 0 (off)
+   */
+  cacheHitFraction?: number
+  /** Share of each warm prompt that is the shared, cached prefix (`--random-cache-ratio`; Rust). @default 0 (off) */
+  cacheRatio?: number
+}
+
+/** A tagged `random` dataset, as `datasets.random()` returns it. */
+export type RandomDatasetSpec = TaggedDataset<RandomDatasetOptions, 'random'>
 
 const PROMPT_TOKEN_IDS = flagRow(
   '--prompt-token-ids',
@@ -37,7 +84,7 @@ const PROMPT_TOKEN_IDS = flagRow(
 )
 
 /** `--dataset-name random`: random token prompts of exact length (the default dataset). */
-export const randomDataset = defineDataset<'random'>({
+export const randomDataset = defineDataset<RandomDatasetConfig, RandomDatasetOptions>({
   kind: 'random',
   summary: 'random token prompts of exact length (the default)',
   datasetName: 'random',
@@ -69,9 +116,33 @@ export const randomDataset = defineDataset<'random'>({
     const requests = await generateRandom(config, context)
     return config.batchSize > 1 ? batchRequests(requests, config.batchSize) : requests
   },
+  alignsToServerTokenizer: true,
+  runIssues: randomRunIssues,
+  conversations: generateMultiTurnConversations,
 })
 
-function resolveRandom(read: Reader, context: DatasetFlagContext): DatasetConfig {
+/**
+ * Largest `--random-input-len` (and `--random-prefix-len`) a run accepts: ten times the longest
+ * context window served today. Beyond it a prompt's text no longer fits in a V8 string, and the
+ * process would die in dataset generation with a fatal error instead of a message.
+ */
+export const MAX_RANDOM_INPUT_LEN = 10_000_000
+
+function randomRunIssues(config: RandomDatasetConfig): ConfigIssue[] {
+  return (
+    [
+      ['--random-input-len', config.inputLen],
+      ['--random-prefix-len', config.prefixLen],
+    ] as const
+  )
+    .filter(([, value]) => value > MAX_RANDOM_INPUT_LEN)
+    .map(([path, value]) => ({
+      path,
+      message: `must be at most ${MAX_RANDOM_INPUT_LEN} tokens (got ${value})`,
+    }))
+}
+
+function resolveRandom(read: Reader, context: DatasetFlagContext): RandomDatasetConfig {
   const { backend, issues } = context
   rejectPath(read, 'random', issues)
   needsTokenizer('random', context)

@@ -1,5 +1,9 @@
-import type { RangeRatio } from '../../config/bench-config.ts'
 import { ConfigError, type ConfigIssue } from '../../errors.ts'
+
+export interface RangeRatio {
+  input: number
+  output: number
+}
 
 const FLAG = '--random-range-ratio'
 
