@@ -51,6 +51,7 @@ export {
 } from './errors.ts'
 export { type ResolveServeBenchContext, resolveServeBench } from './options/dry-run.ts'
 export { benchConfigFromDsl, configFingerprint } from './options/from-dsl.ts'
+export type { MultiTurnBenchResult } from './report/result/multi-turn.ts'
 export type { PoolingBenchResult } from './report/result/pooling-result.ts'
 export type { BenchResult } from './report/result/result-types.ts'
 export { type RunHooks, type RunOutcome, runBenchmark } from './runner/run-benchmark.ts'

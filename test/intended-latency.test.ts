@@ -33,6 +33,7 @@ describe('latency from the intended send time', () => {
     expect(summary).toHaveProperty('p99_intended_ttft_ms')
     expect(delays).toHaveLength(30)
     expect(Math.max(...delays)).toBeGreaterThan(1)
+    if (outcome.kind !== 'generation') throw new Error(`a ${outcome.kind} run`)
     const samples = intendedSamplesMs(outcome.result, 'ttft')
     expect(samples).toHaveLength(30)
     expect(samples[29]).toBeCloseTo((file.ttfts[29]! + delays[29]!) * 1000, 6)
@@ -59,6 +60,7 @@ describe('latency from the intended send time', () => {
     const config = configFrom(smallRunFlags(sim.url, ['--num-prompts', '6']))
     const { outcome, file } = await runAndWrite(config, tmpDir)
     expect(Object.keys(file).filter((k) => k.includes('intended'))).toEqual([])
+    if (outcome.kind !== 'generation') throw new Error(`a ${outcome.kind} run`)
     expect(intendedSamplesMs(outcome.result, 'ttft')).toEqual([])
     // The self-check runs on closed loops too, written last.
     expect(Object.keys(file).at(-1)).toBe('client_health')

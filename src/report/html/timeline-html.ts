@@ -5,6 +5,7 @@
  * HTML file (inline SVG, CSS and a few lines of JS for hover, nothing fetched), so it opens
  * offline and in CI artifacts. Pure: `write.ts` puts it on disk.
  */
+import type { MultiTurnBenchResult } from '../result/multi-turn.ts'
 import type { BenchResult } from '../result/result-types.ts'
 import { escapeHtml, jsonForScript } from './html-escape.ts'
 
@@ -45,11 +46,14 @@ const RIGHT = 24
 const TOP = 28
 const PLOT_WIDTH = 1120
 
+/** A result with a token stream per request: a generation run's, or a multi-turn run's (one bar per turn). */
+type StreamedResult = BenchResult | MultiTurnBenchResult
+
 /**
- * Builds the timeline page of a generation result. Needs the per-request arrays that every
+ * Builds the timeline page of a generation (or multi-turn) result. Needs the per-request arrays that every
  * in-memory result holds (`start_times`, `queue_times`, `ttfts`, `itls`, `latencies`, …).
  */
-export function buildTimelineHtml(result: BenchResult, options: TimelineOptions = {}): string {
+export function buildTimelineHtml(result: StreamedResult, options: TimelineOptions = {}): string {
   const [lowMs, highMs] = options.itlThresholdsMs ?? DEFAULT_TIMELINE_ITL_THRESHOLDS_MS
   const bars = barsOf(result, lowMs, highMs)
   const t1 = Math.max(1e-3, ...bars.map((b) => b.endS))
@@ -144,7 +148,7 @@ export function buildTimelineHtml(result: BenchResult, options: TimelineOptions 
 `
 }
 
-function barsOf(result: BenchResult, lowMs: number, highMs: number): Bar[] {
+function barsOf(result: StreamedResult, lowMs: number, highMs: number): Bar[] {
   const starts = result.start_times ?? []
   const n = starts.length
   let t0 = Number.POSITIVE_INFINITY
@@ -179,7 +183,7 @@ function barsOf(result: BenchResult, lowMs: number, highMs: number): Bar[] {
   return bars
 }
 
-function metricCells(result: BenchResult): string[] {
+function metricCells(result: StreamedResult): string[] {
   const num = (key: string, digits: number, unit = ''): string => {
     const v = result[key]
     return typeof v === 'number' && Number.isFinite(v) ? `${v.toFixed(digits)}${unit}` : '–'

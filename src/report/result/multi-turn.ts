@@ -10,8 +10,7 @@ import { percentileWord } from '../../metrics/calculate.ts'
 import { mean } from '../../metrics/percentile.ts'
 import { pyFixed } from '../../metrics/py-number.ts'
 import { center } from '../console/console.ts'
-import { type ExtraResultKeys, setRequestArrays } from './result-json.ts'
-import type { BenchResult } from './result-types.ts'
+import { type ExtraResultKeys, requestArrays } from './result-json.ts'
 
 /** One sent turn, with the conversation it belongs to. */
 export interface TurnRecord {
@@ -50,7 +49,17 @@ export interface MultiTurnSetup {
   extra: ExtraResultKeys
 }
 
-function throughputs(m: BenchmarkMetrics): Record<string, number> {
+/** The throughput keys of a run or of one turn index. */
+interface Throughputs {
+  total_input_tokens: number
+  total_output_tokens: number
+  request_throughput: number
+  input_throughput: number
+  output_throughput: number
+  total_token_throughput: number
+}
+
+function throughputs(m: BenchmarkMetrics): Throughputs {
   return {
     total_input_tokens: m.totalInputTokens,
     total_output_tokens: m.totalOutputTokens,
@@ -61,74 +70,151 @@ function throughputs(m: BenchmarkMetrics): Record<string, number> {
   }
 }
 
+/** One failed turn, as `failed_requests` lists it. */
+export interface FailedTurnJson {
+  conversation_id: string
+  turn_index: number
+  error: string
+  prompt_len: number
+  start_time: number
+  latency: number
+  ttft: number
+  output_tokens: number
+  itl: number[]
+}
+
+/** The metrics of one turn index (`per_turn_metrics`), then its statistics keys (`mean_ttft_ms`, …). */
+export interface PerTurnMetricsJson extends Throughputs {
+  turn_index: number
+  num_samples: number
+  completed: number
+  failed: number
+  [statistic: string]: number
+}
+
+/**
+ * The result of a `--multi-turn` run: Rust's §8.3 keys, servebench's start-rate keys, the
+ * `--metadata` keys, the statistics keys (`mean_ttft_ms`, …) and the extras' keys, with Python's
+ * per-request arrays kept in memory (written only with `--save-detailed`).
+ */
+export interface MultiTurnBenchResult extends Throughputs {
+  date: string
+  mode: 'multi_turn'
+  backend: string
+  model_id: string
+  num_conversations: number
+  max_model_len: number | null
+  turns_per_conversation: number
+  multi_turn_concurrency: number
+  inter_turn_delay_ms: number
+  request_rate: number | 'inf'
+  burstiness: number
+  continue_on_failure: boolean
+  /** The prefix tiers, in no-history mode only. */
+  prefix_global_ratio?: number
+  prefix_conversation_ratio?: number
+  prefix_unique_ratio?: number
+  no_history_accumulation?: true
+  duration: number
+  conversations_completed: number
+  conversations_failed: number
+  avg_turns_completed: number
+  avg_conversation_duration_ms: number
+  completed: number
+  failed: number
+  /** Written when a turn failed. */
+  failed_requests?: FailedTurnJson[]
+  per_turn_metrics: PerTurnMetricsJson[]
+  input_lens: number[]
+  output_lens: number[]
+  ttfts: number[]
+  itls: number[][]
+  latencies: number[]
+  start_times: number[]
+  queue_times: number[]
+  generated_texts: string[]
+  errors: string[]
+  /** servebench's self-check, after the Rust keys. */
+  client_health?: Record<string, unknown>
+  /** servebench: `true`, last, only when the run was stopped. */
+  interrupted?: true
+  /** Keys of a generation result that a multi-turn result never has (its file name reads them). */
+  label?: never
+  max_concurrency?: never
+  ramp_up_strategy?: never
+  ramp_up_start_rps?: never
+  ramp_up_end_rps?: never
+  /** `--metadata`, statistics and extras keys. */
+  [key: string]: unknown
+}
+
 /** The multi-turn result object, keys in Rust's §8.3 order plus servebench's start-rate keys. */
-export function buildMultiTurnResult(setup: MultiTurnSetup): BenchResult {
-  const out: Record<string, unknown> = {}
-  out.date = setup.date
-  out.mode = 'multi_turn'
-  out.backend = setup.backend
-  out.model_id = setup.modelId
-  out.num_conversations = setup.numConversations
-  out.max_model_len = setup.maxModelLen ?? null
-  out.turns_per_conversation = setup.turnsPerConversation
-  out.multi_turn_concurrency = setup.concurrency
-  out.inter_turn_delay_ms = setup.delayMs
-  out.request_rate = Number.isFinite(setup.requestRate) ? setup.requestRate : 'inf'
-  out.burstiness = setup.burstiness
-  out.continue_on_failure = setup.continueOnFailure
-  if (setup.prefix) {
-    out.prefix_global_ratio = setup.prefix.global
-    out.prefix_conversation_ratio = setup.prefix.conversation
-    out.prefix_unique_ratio = Math.max(0, 1 - setup.prefix.global - setup.prefix.conversation)
-    out.no_history_accumulation = true
-  }
-  for (const [key, value] of setup.metadata) out[key] = value
+export function buildMultiTurnResult(setup: MultiTurnSetup): MultiTurnBenchResult {
   const m = setup.overall
   const recorded = setup.conversationTurns.map((_, c) => setup.turns.filter((t) => t.conversationIndex === c))
   const completedConversations = recorded.filter(
     (turns, c) => turns.length === setup.conversationTurns[c] && turns.every((t) => t.record.success),
   ).length
-  out.duration = m.durationS
-  out.conversations_completed = completedConversations
-  out.conversations_failed = setup.conversationTurns.length - completedConversations
-  out.avg_turns_completed = mean(recorded.map((turns) => turns.length))
-  out.avg_conversation_duration_ms = mean(setup.conversationDurationsMs)
-  out.completed = m.completed
-  out.failed = m.failed
   const failed = setup.turns.filter((t) => !t.record.success)
-  if (failed.length > 0) {
-    out.failed_requests = failed.map((t) => ({
-      conversation_id: t.conversationId,
-      turn_index: t.turnIndex,
-      error: t.record.error,
-      prompt_len: t.record.promptLen,
-      start_time: t.record.startTimeS,
-      latency: t.record.latencyS,
-      ttft: t.record.ttftS,
-      output_tokens: t.record.outputLen,
-      itl: [...t.record.itlS],
-    }))
-  }
-  Object.assign(out, throughputs(m))
-  for (const [key, value] of m.statistics) out[key] = value
-  for (const [key, value] of setup.extra) out[key] = value
-  out.per_turn_metrics = setup.perTurn.map(({ turnIndex, records, metrics }) => {
-    const entry: Record<string, unknown> = {
+  // A key a later one repeats (a --metadata key) keeps its place and takes the later value.
+  return {
+    date: setup.date,
+    mode: 'multi_turn',
+    backend: setup.backend,
+    model_id: setup.modelId,
+    num_conversations: setup.numConversations,
+    max_model_len: setup.maxModelLen ?? null,
+    turns_per_conversation: setup.turnsPerConversation,
+    multi_turn_concurrency: setup.concurrency,
+    inter_turn_delay_ms: setup.delayMs,
+    request_rate: Number.isFinite(setup.requestRate) ? setup.requestRate : 'inf',
+    burstiness: setup.burstiness,
+    continue_on_failure: setup.continueOnFailure,
+    ...(setup.prefix
+      ? {
+          prefix_global_ratio: setup.prefix.global,
+          prefix_conversation_ratio: setup.prefix.conversation,
+          prefix_unique_ratio: Math.max(0, 1 - setup.prefix.global - setup.prefix.conversation),
+          no_history_accumulation: true as const,
+        }
+      : {}),
+    ...Object.fromEntries(setup.metadata),
+    duration: m.durationS,
+    conversations_completed: completedConversations,
+    conversations_failed: setup.conversationTurns.length - completedConversations,
+    avg_turns_completed: mean(recorded.map((turns) => turns.length)),
+    avg_conversation_duration_ms: mean(setup.conversationDurationsMs),
+    completed: m.completed,
+    failed: m.failed,
+    ...(failed.length > 0 ? { failed_requests: failed.map(failedTurnJson) } : {}),
+    ...throughputs(m),
+    ...Object.fromEntries(m.statistics),
+    ...Object.fromEntries(setup.extra),
+    per_turn_metrics: setup.perTurn.map(({ turnIndex, records, metrics }) => ({
       turn_index: turnIndex,
       num_samples: records.length,
       completed: metrics.completed,
       failed: metrics.failed,
       ...throughputs(metrics),
-    }
-    for (const [key, value] of metrics.statistics) entry[key] = value
-    return entry
-  })
-  // Kept in memory for assertions; the writer drops them unless --save-detailed.
-  setRequestArrays(
-    out,
-    setup.turns.map((t) => t.record),
-  )
-  return out as BenchResult
+      ...Object.fromEntries(metrics.statistics),
+    })),
+    // Kept in memory for assertions; the writer drops them unless --save-detailed.
+    ...requestArrays(setup.turns.map((t) => t.record)),
+  }
+}
+
+function failedTurnJson(t: TurnRecord): FailedTurnJson {
+  return {
+    conversation_id: t.conversationId,
+    turn_index: t.turnIndex,
+    error: t.record.error,
+    prompt_len: t.record.promptLen,
+    start_time: t.record.startTimeS,
+    latency: t.record.latencyS,
+    ttft: t.record.ttftS,
+    output_tokens: t.record.outputLen,
+    itl: [...t.record.itlS],
+  }
 }
 
 const SECTIONS: Partial<Record<PercentileMetric, { name: string; header: string }>> = {
@@ -169,8 +255,8 @@ function block(o: Record<string, unknown>, percentiles: readonly number[]): stri
 }
 
 /** The `Multi-Turn Benchmark Result` block. */
-export function formatMultiTurnTable(result: BenchResult, percentiles: readonly number[]): string {
-  const r = result as Record<string, unknown>
+export function formatMultiTurnTable(result: MultiTurnBenchResult, percentiles: readonly number[]): string {
+  const r: Record<string, unknown> = result
   const row = (label: string, value: string): string => `${label.padEnd(45)} ${value}`
   const lines = [center(' Multi-Turn Benchmark Result ', '=', 60)]
   const total = n(r, 'conversations_completed') + n(r, 'conversations_failed')

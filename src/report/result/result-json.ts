@@ -74,15 +74,32 @@ export function buildResult(
  * included, with their raw timings; a failed request's output length is 0.
  */
 export function setRequestArrays(out: Record<string, unknown>, records: readonly RequestRecord[]): void {
-  out.input_lens = records.map((r) => r.promptLen)
-  out.output_lens = records.map((r) => (r.success ? r.outputLen : 0))
-  out.ttfts = records.map((r) => r.ttftS)
-  out.itls = records.map((r) => [...r.itlS])
-  out.latencies = records.map((r) => r.latencyS)
-  out.start_times = records.map((r) => r.startTimeS)
-  out.queue_times = records.map((r) => r.queueTimeS)
-  out.generated_texts = records.map((r) => r.generatedText)
-  out.errors = records.map((r) => r.error)
+  Object.assign(out, requestArrays(records))
+}
+
+/** The per-request arrays of {@link setRequestArrays}, as an object in their order. */
+export function requestArrays(records: readonly RequestRecord[]): {
+  input_lens: number[]
+  output_lens: number[]
+  ttfts: number[]
+  itls: number[][]
+  latencies: number[]
+  start_times: number[]
+  queue_times: number[]
+  generated_texts: string[]
+  errors: string[]
+} {
+  return {
+    input_lens: records.map((r) => r.promptLen),
+    output_lens: records.map((r) => (r.success ? r.outputLen : 0)),
+    ttfts: records.map((r) => r.ttftS),
+    itls: records.map((r) => [...r.itlS]),
+    latencies: records.map((r) => r.latencyS),
+    start_times: records.map((r) => r.startTimeS),
+    queue_times: records.map((r) => r.queueTimeS),
+    generated_texts: records.map((r) => r.generatedText),
+    errors: records.map((r) => r.error),
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { MultiTurnBenchResult } from './multi-turn.ts'
 import type { PoolingBenchResult } from './pooling-result.ts'
 import type { BenchResult } from './result-types.ts'
 
@@ -9,7 +10,7 @@ import type { BenchResult } from './result-types.ts'
 export type RunResult =
   | { kind: 'generation'; result: BenchResult }
   | { kind: 'pooling'; result: PoolingBenchResult }
-  | { kind: 'multi-turn'; result: BenchResult }
+  | { kind: 'multi-turn'; result: MultiTurnBenchResult }
 
 /** The `kind` of a {@link RunResult}. */
 export type RunKind = RunResult['kind']

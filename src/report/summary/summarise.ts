@@ -3,6 +3,7 @@
  * benchmark's verdict, its headline numbers and its result tagged with its shape. Pure: the
  * reporter collects, this decides, report/files/ writes.
  */
+import type { MultiTurnBenchResult } from '../result/multi-turn.ts'
 import type { PoolingBenchResult } from '../result/pooling-result.ts'
 import type { BenchResult } from '../result/result-types.ts'
 import type { RunKind, RunResult } from '../result/run-result.ts'
@@ -46,6 +47,8 @@ export function runResultOf(b: Pick<CollectedBenchmark, 'result' | 'kind'>): Run
   if (!result) return undefined
   const kind = b.kind ?? (Array.isArray(result.ttfts) ? 'generation' : 'pooling')
   if (kind === 'pooling') return { kind, result: result as PoolingBenchResult }
+  // A multi-turn run's result reaches a suite as a generation result (vitest/runtime/rounds.ts).
+  if (kind === 'multi-turn') return { kind, result: result as unknown as MultiTurnBenchResult }
   return { kind, result: result as BenchResult }
 }
 

@@ -18,7 +18,7 @@ import { segmentFileOf } from '../../runner/segment-file-of.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
 import { baselineReplicates, lateResults } from './late-results.ts'
 import { collectProvenance } from './provenance.ts'
-import { runInRounds } from './rounds.ts'
+import { runInRounds, suiteResult } from './rounds.ts'
 import { failedCount } from './samples.ts'
 import { meanStepLagMs, noteStepLag, readStepLag } from './simulator-lag.ts'
 import { replaySegments, suiteSegmentMode, writeSuiteSegment } from './suite-segments.ts'
@@ -154,7 +154,7 @@ function define(api: TestLike): ServeBenchFn {
       }).finally(() => signal.removeEventListener('abort', onAbort))
       const judged = await judging
       const { outcome } = judged
-      const result: ServeBenchResult = outcome.result
+      const result: ServeBenchResult = suiteResult(outcome)
       // Stored before the assertions run, so a missed SLO still reports its numbers.
       meta.result = result
       meta.kind = outcome.kind

@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert'
 import type { RunnerTestCase } from 'vitest'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import type { ResolvedVerdictOptions } from '../../config/verdict-options.ts'
+import type { BenchResult } from '../../report/result/result-types.ts'
+import type { RunResult } from '../../report/result/run-result.ts'
 import { mergeRounds } from '../../runner/merge-rounds.ts'
 import { planRun } from '../../runner/run-plan.ts'
 import type { RunOutcome } from '../../runner/run-types.ts'
@@ -72,7 +74,7 @@ export async function runInRounds(input: {
     requests += measured.outcome.records.length
     seconds += measured.outcome.result.duration
     merged = mergeRounds(config, rounds)
-    meta.result = merged.result
+    meta.result = suiteResult(merged)
     meta.kind = merged.kind
     meta.interrupted = merged.interrupted
     // A multi-turn run's records are conversations: it is judged on its one round.
@@ -107,7 +109,7 @@ export async function runInRounds(input: {
         invalid = replicate.invalid
         break
       }
-      baselineRuns.push(replicate.outcome.result)
+      baselineRuns.push(suiteResult(replicate.outcome))
     }
   }
   return { outcome, rounds: rounds.length, baselineRuns, warnings, ...(invalid ? { invalid } : {}) }
@@ -121,7 +123,7 @@ async function measureValid(
   for (let attempt = 0; ; attempt++) {
     // A retry gets prompts of its own: the same ones again would hit the server's prefix cache.
     const outcome = await measure(attempt === 0 ? config : { ...config, seed: config.seed + 500 + attempt })
-    const health = clientHealthOf(outcome.result)
+    const health = clientHealthOf(suiteResult(outcome))
     if (!health?.saturated || outcome.interrupted) return { outcome }
     if (attempt >= retries) return { outcome, invalid: health.reasons.join('; ') }
   }
@@ -161,4 +163,14 @@ async function probeAssertions(
     neededRequests: Math.max(0, ...undecided.map((c) => c.neededRequests ?? Number.POSITIVE_INFINITY)),
     wantsBaseline: verdicts.some((v) => v.matcher === 'toMatchBaseline' && v.recording === true),
   }
+}
+
+/**
+ * The result a suite's checks and assertions get. A multi-turn run's (`datasets.multiTurn()`,
+ * @experimental) is handed over as a generation result: it has the keys the checks read
+ * (`completed`, `failed`, `duration`, the statistics, the per-request arrays), not Python's setup
+ * keys. `ServeBenchResult` is public; naming the multi-turn shape in it is a change of its own.
+ */
+export function suiteResult(run: RunResult): ServeBenchResult {
+  return run.kind === 'multi-turn' ? (run.result as unknown as BenchResult) : run.result
 }
