@@ -44,11 +44,12 @@ export interface ProxyCall {
 
 /**
  * A recording proxy in front of `target` (the simulator): keeps every request, in arrival order,
- * and forwards it; `fail` answers 500 instead of forwarding.
+ * and forwards it; `fail` answers 500 instead of forwarding, `hold` never answers (until closed).
  */
 export async function startRecordingProxy(
   target: string,
   fail: (call: ProxyCall) => boolean = () => false,
+  hold: (call: ProxyCall) => boolean = () => false,
 ): Promise<TestServer & { calls: ProxyCall[] }> {
   const calls: ProxyCall[] = []
   const { hostname, port } = new URL(target)
@@ -63,6 +64,7 @@ export async function startRecordingProxy(
         body: Buffer.concat(chunks).toString('utf8'),
       }
       calls.push(call)
+      if (hold(call)) return
       if (fail(call)) {
         res.writeHead(500, { 'content-type': 'application/json' })
         res.end('{"error":"injected"}')

@@ -3,20 +3,24 @@
  * order with the history so far and a think time between turns, during which no concurrency slot
  * is held. Conversation starts follow `--request-rate` and `--burstiness` (inf starts them all at
  * once, as Rust), and with `continueOnFailure` a conversation goes on after a failed turn instead
- * of stopping. Rust: multi_turn.rs (§4.12).
+ * of stopping. A stop is handled as in the measure stage of independent requests: no new turn is
+ * sent, the turns in flight get the drain time (or the second interrupt) and are then aborted, and
+ * what was measured is returned. Rust: multi_turn.rs (§4.12).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
-import type { RequestRecord } from '../config/records.ts'
+import type { ChatMessage, RequestOutput, RequestRecord } from '../config/records.ts'
 import type { Conversation } from '../datasets/conversation.ts'
 import type { TurnRecord } from '../report/result/multi-turn.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { withFields } from '../with-fields.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
+import { DEFAULT_DRAIN_MS } from './dispatcher.ts'
 import type { Measured, MeasureHooks } from './measure.ts'
 import { countOutputTokens } from './output-tokens.ts'
-import { type ChatMessage, type PreparedConversations, userMessage } from './prepare-conversations.ts'
+import { type PreparedConversations, type TurnRequest, userMessage } from './prepare-conversations.ts'
 import { noRetries } from './retry.ts'
+import { settleWithDrain } from './signals.ts'
 
 /** A measured multi-turn run: the turns by conversation, and how long each conversation took. */
 export interface MeasuredConversations extends Omit<Measured, 'clock' | 'scheduleIndexes'> {
@@ -40,10 +44,24 @@ export async function measureConversations(
     const durationsMs: number[] = new Array(conversations.length).fill(0)
     let done = 0
     const aborted = (): boolean => hooks.signal?.aborted === true
+    // One controller per turn in flight, so a stop can abort them after the drain time.
+    const inFlight = new Set<AbortController>()
     monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
     // The dispatch lag of a multi-turn run: how late each conversation started against its schedule.
     const startLagsMs: number[] = []
     const startS = performance.now() / 1000
+
+    const sendTurn = async (request: TurnRequest): Promise<RequestOutput | undefined> => {
+      // Once stopped, turns still waiting for a slot are not sent.
+      if (aborted()) return undefined
+      const controller = new AbortController()
+      inFlight.add(controller)
+      try {
+        return await plan.send(request, controller.signal)
+      } finally {
+        inFlight.delete(controller)
+      }
+    }
 
     const runConversation = async (conv: Conversation, c: number): Promise<void> => {
       const waitMs = (startS + schedule.offsetsS[c]!) * 1000 - performance.now()
@@ -59,23 +77,21 @@ export async function measureConversations(
         const messages = noHistory ? [userMessage(turn.message)] : [...history, userMessage(turn.message)]
         const promptLen = noHistory ? turn.messageLen : cumulative + turn.messageLen
         const arrivalTimeS = performance.now() / 1000
-        // Once interrupted, turns still waiting for a slot are not sent.
-        const output = await queue.add(async () =>
-          aborted()
-            ? undefined
-            : plan.send({
-                conversation: conv,
-                turn: t,
-                messages,
-                text: turn.message,
-                promptLen,
-                outputLen: turn.expectedOutputLen,
-              }),
+        const output = await queue.add(() =>
+          sendTurn({
+            conversation: conv,
+            turn: t,
+            messages,
+            text: turn.message,
+            promptLen,
+            outputLen: turn.expectedOutputLen,
+          }),
         )
         if (!output) break
-        const outputLen = output.success
-          ? (output.outputTokens ?? (await countOutputTokens(output.generatedText, tokenizer)))
-          : 0
+        const outputLen = !output.success
+          ? 0
+          : (output.outputTokens ??
+            (tokenizer ? await countOutputTokens(output.generatedText, tokenizer) : 1))
         turnRecords.push({
           conversationId: conv.id,
           conversationIndex: c,
@@ -87,7 +103,12 @@ export async function measureConversations(
             queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
           }),
         })
-        hooks.onRequestEnd?.(++done, plan.totalTurns)
+        hooks.onRequestEnd?.(++done, plan.totalTurns, {
+          inFlight: inFlight.size,
+          success: output.success,
+          elapsedS: performance.now() / 1000 - startS,
+          ...(output.success && output.ttftS > 0 ? { ttftS: output.ttftS } : {}),
+        })
         if (output.success) {
           if (!noHistory) {
             history.push(userMessage(turn.message), { role: 'assistant', content: output.generatedText })
@@ -97,7 +118,14 @@ export async function measureConversations(
       }
       durationsMs[c] = performance.now() - convStartMs
     }
-    await Promise.all(conversations.map((conv, c) => runConversation(conv, c)))
+    await settleWithDrain(Promise.all(conversations.map((conv, c) => runConversation(conv, c))), {
+      signal: hooks.signal,
+      forceSignal: hooks.forceSignal,
+      drainMs: DEFAULT_DRAIN_MS,
+      abortInFlight: () => {
+        for (const controller of inFlight) controller.abort()
+      },
+    })
     const endS = performance.now() / 1000
     // Turns are sent from this thread only.
     const health = monitor?.stop(startLagsMs)

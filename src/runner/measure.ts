@@ -1,9 +1,12 @@
 /**
  * The measure stage: sends a prepared run's timed requests and returns one record per request with
- * the run's timing. This is the seam where another way of sending plugs in (several client
- * threads): any function of type {@link MeasureRequests} can replace {@link measureRequests};
- * what comes before (prepare) and after (the run extras, summarise) stays the same.
+ * the run's timing. This is the seam where a way of sending plugs in: {@link measureRequests} sends
+ * from this thread, {@link measureOnClientThreads} from the `--client-threads` worker threads, and
+ * `runBenchmark` takes the one the config asks for ({@link measureStageOf}); any function of type
+ * {@link MeasureRequests} can replace them, and what comes before (prepare) and after (the run
+ * extras, summarise) stays the same.
  */
+import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, RequestRecord } from '../config/records.ts'
 import type { ClientHealthSummary } from '../metrics/client-health.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
@@ -13,7 +16,8 @@ import type { PreparedRequests } from './prepare.ts'
 import { redactSecrets } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import type { RequestProgress, RunClock, RunHooks } from './run-types.ts'
-import { sendSchedule } from './send-schedule.ts'
+import { clientThreadCount, sendSchedule } from './send-schedule.ts'
+import type { ClientThreads } from './threads/client-threads.ts'
 
 /** What the measure stage is told while it sends. */
 export interface MeasureHooks {
@@ -51,14 +55,35 @@ export interface Measured {
 /** The measure stage's contract: a prepared run in, records and timing out. */
 export type MeasureRequests = (plan: PreparedRequests, hooks: MeasureHooks) => Promise<Measured>
 
+/** The measure stage `config` asks for: the client threads' with `--client-threads` above 1, else this thread's. */
+export function measureStageOf(config: BenchConfig): MeasureRequests {
+  return clientThreadCount(config) > 1 ? measureOnClientThreads : measureRequests
+}
+
 /**
  * Sends every timed request at its offset, behind the FIFO concurrency limit, with `--max-retries`,
- * under the client self-check: from this thread, or from the `--client-threads` worker threads,
- * and only this process's share with `--segment` (`send-schedule.ts`).
- * Python: benchmark (vllm/benchmarks/serve.py).
+ * under the client self-check, from this thread, and only this process's share with `--segment`
+ * (`send-schedule.ts`). Python: benchmark (vllm/benchmarks/serve.py).
  */
-export async function measureRequests(plan: PreparedRequests, hooks: MeasureHooks = {}): Promise<Measured> {
-  const { config, backend, client, requests, secrets, threads, retries } = plan
+export function measureRequests(plan: PreparedRequests, hooks: MeasureHooks = {}): Promise<Measured> {
+  return measureThrough(plan, hooks, undefined)
+}
+
+/**
+ * {@link measureRequests} from the `--client-threads` worker threads the prepare stage started
+ * (and warmed): each request crosses to a thread as plain data; the schedule, the FIFO limit and
+ * the clock stay on this thread. A run stopped before the threads started sends nothing.
+ */
+export function measureOnClientThreads(plan: PreparedRequests, hooks: MeasureHooks = {}): Promise<Measured> {
+  return measureThrough(plan, hooks, plan.threads)
+}
+
+async function measureThrough(
+  plan: PreparedRequests,
+  hooks: MeasureHooks,
+  threads: ClientThreads | undefined,
+): Promise<Measured> {
+  const { config, backend, client, requests, secrets, retries } = plan
   const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 }
   // --client-threads: the threads (started by the prepare stage) send; the schedule, the limit and
   // the clock stay here.

@@ -1,36 +1,35 @@
 /**
- * The prepare stage of `--multi-turn`: the served model, the tokenizer, the conversations (fitted to
- * `--max-model-len`), the adapter of each conversation and the ready check. Rust: multi_turn.rs (§4.12).
+ * The prepare stage of `--multi-turn`: the served model, the tokenizer, the conversations of the
+ * dataset's module (fitted to `--max-model-len`), the adapter of each conversation, the turn sender
+ * (`X-Session-ID`) and the ready check. As for independent requests, every phase gives way to the
+ * run's signal: a run stopped here prepares no conversations, sends nothing and writes an empty
+ * result. Rust: multi_turn.rs (§4.12).
  */
 import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'
 import type { BenchConfig, MultiTurnConfig, ResolvedHttpTransport } from '../config/bench-config.ts'
-import type { RequestOutput } from '../config/records.ts'
+import type { ChatMessage, RequestOutput, SampleRequest } from '../config/records.ts'
 import type { Conversation } from '../datasets/conversation.ts'
 import { isNoHistory } from '../datasets/random/multi-turn.ts'
 import { fitConversations } from '../datasets/random/multi-turn-filter.ts'
 import { moduleOf } from '../datasets/registry.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { withFields } from '../with-fields.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders, resolveServedModel } from './model-info.ts'
-import { waitForEndpoint } from './ready-check.ts'
+import { endpointHeaders } from './model-info.ts'
+import { checkReady, requestBuilder, servedModelUnlessStopped } from './request-builder.ts'
 import type { RunHooks } from './run-types.ts'
+import { ABORTED, untilAborted } from './signals.ts'
 
-/** A message of a conversation's history, as the chat API takes it. */
-export interface ChatMessage {
-  role: 'user' | 'assistant'
-  content: string | Array<{ type: 'text'; text: string }>
-}
-
-/** One turn to send: its conversation and index, the messages so far, and its lengths. */
+/** One turn to send: its conversation and index (-1: the probe), the messages so far, and its lengths. */
 export interface TurnRequest {
   conversation: Conversation
   turn: number
+  /** The history the turn is sent with, this turn's user message last. */
   messages: ChatMessage[]
   text: string
   promptLen: number
   outputLen: number
-  signal?: AbortSignal
 }
 
 /** What a multi-turn run prepared. */
@@ -38,19 +37,21 @@ export interface PreparedConversations {
   kind: 'conversations'
   config: BenchConfig
   multiTurn: MultiTurnConfig
+  /** Empty when the run was stopped before they were built. */
   conversations: Conversation[]
   /** Each turn is sent alone, without the history (`--multi-turn-no-history` tiers). */
   noHistory: boolean
   totalTurns: number
   /** Turns in flight at once, across conversations. */
   concurrency: number
-  tokenizer: Tokenizer
+  /** Counts a turn's output tokens when the server reports no usage; absent when the run was stopped first. */
+  tokenizer?: Tokenizer
   /** `model_id` of the result. */
   modelId: string
   /** What carries the streamed turns: `--http-transport` as the HTTP client resolved it. */
   httpTransport: ResolvedHttpTransport
-  /** Sends one turn with `X-Session-ID` set to its conversation's id. */
-  send(turn: TurnRequest): Promise<RequestOutput>
+  /** Sends one turn with `X-Session-ID` set to its conversation's id; `signal` aborts it. */
+  send(turn: TurnRequest, signal: AbortSignal): Promise<RequestOutput>
   /** Python's probe request (`"Hi"`, one output token), in the first conversation's session. */
   sendProbe(signal: AbortSignal): Promise<RequestOutput>
   log(line: string): void
@@ -69,30 +70,38 @@ export async function prepareConversations(
     throw new Error(`${dataset.kind} has no conversations for --multi-turn. This is a bug in servebench.`)
   }
   const log = hooks.log ?? (() => {})
+  const stop = hooks.signal
   const endpoint = config.endpoint
-  const { served, requestModel } = await resolveServedModel(endpoint)
-  const tokenizer = await loadTokenizer({
-    id: config.tokenizer.id ?? served.id,
-    named: config.tokenizer.id !== undefined,
-    baseUrl: endpoint.baseUrl,
-    model: requestModel,
-    headers: endpointHeaders(endpoint),
-    mode: config.tokenizer.mode,
-    trustRemoteCode: config.tokenizer.trustRemoteCode,
-  })
-  const datasetContext = {
-    tokenizer,
-    numConversations: config.numPrompts,
-    seed: config.seed,
-    requestIdPrefix: config.request.requestIdPrefix,
-  }
+  const { served, requestModel } = await servedModelUnlessStopped(config, stop)
+  const loaded = stop?.aborted
+    ? ABORTED
+    : await untilAborted(
+        loadTokenizer({
+          id: config.tokenizer.id ?? served.id,
+          named: config.tokenizer.id !== undefined,
+          baseUrl: endpoint.baseUrl,
+          model: requestModel,
+          headers: endpointHeaders(endpoint),
+          mode: config.tokenizer.mode,
+          trustRemoteCode: config.tokenizer.trustRemoteCode,
+        }),
+        stop,
+      )
+  const tokenizer = loaded === ABORTED ? undefined : loaded
   const noHistory = isNoHistory(multiTurn)
-  const conversations = fitConversations(
-    await dataset.conversations(config.dataset, multiTurn, datasetContext),
-    config.maxModelLen,
-    noHistory,
-    log,
-  )
+  const built =
+    tokenizer === undefined || stop?.aborted
+      ? ABORTED
+      : await untilAborted(
+          dataset.conversations(config.dataset, multiTurn, {
+            tokenizer,
+            numConversations: config.numPrompts,
+            seed: config.seed,
+            requestIdPrefix: config.request.requestIdPrefix,
+          }),
+          stop,
+        )
+  const conversations = built === ABORTED ? [] : fitConversations(built, config.maxModelLen, noHistory, log)
   const totalTurns = conversations.reduce((n, c) => n + c.turns.length, 0)
   const concurrency = multiTurn.concurrency ?? config.load.maxConcurrency ?? config.numPrompts
   // LoRA (Rust): one adapter per conversation, sticky across its turns.
@@ -101,7 +110,6 @@ export async function prepareConversations(
     : undefined
   const modelOf = new Map(conversations.map((conv, c) => [conv, loraModels?.[c] ?? requestModel]))
   const backend = getBackend(endpoint.backend)
-  const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
   const client =
     hooks.httpClient ??
     new HttpClient({
@@ -110,52 +118,46 @@ export async function prepareConversations(
       transport: endpoint.httpTransport,
     })
   const close = (): Promise<void> => (hooks.httpClient ? Promise.resolve() : client.close())
-  const baseBody = { ...config.request.sampling, ...config.request.extraBody }
-  const send = (t: TurnRequest): Promise<RequestOutput> => {
-    // Without ignore_eos, min_tokens keeps the output length under control (Rust).
-    const body: Record<string, unknown> = { ...baseBody }
-    if (!config.request.ignoreEos && body.min_tokens === undefined) body.min_tokens = t.outputLen
-    body.messages = t.messages
-    return backend.send(
-      {
-        url,
-        requestId: `${t.conversation.id}-turn${t.turn}`,
-        model: modelOf.get(t.conversation) ?? requestModel,
-        prompt: t.text,
-        promptLen: t.promptLen,
-        outputLen: t.outputLen,
-        ignoreEos: config.request.ignoreEos,
-        extraBody: body,
-        headers: { ...endpoint.headers, 'X-Session-ID': t.conversation.id },
-        ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
-        ...(config.request.timeoutS !== undefined ? { timeoutS: config.request.timeoutS } : {}),
-        ...(config.request.readTimeoutS !== undefined ? { readTimeoutS: config.request.readTimeoutS } : {}),
-        ...(t.signal ? { signal: t.signal } : {}),
-      },
-      client,
-    )
+  const toRequest = requestBuilder(config, requestModel)
+  // Without ignore_eos, min_tokens keeps the output length under control (Rust), unless the body sets it.
+  const body = { ...config.request.sampling, ...config.request.extraBody }
+  const minTokens = !config.request.ignoreEos && !('min_tokens' in body)
+  const send = (t: TurnRequest, signal: AbortSignal): Promise<RequestOutput> => {
+    const turn: SampleRequest = {
+      prompt: t.text,
+      promptLen: t.promptLen,
+      expectedOutputLen: t.outputLen,
+      chatMessages: t.messages,
+      ...(minTokens ? { requestOverrides: { min_tokens: t.outputLen } } : {}),
+    }
+    const request = toRequest(turn, `${t.conversation.id}-turn${t.turn}`, {
+      model: modelOf.get(t.conversation) ?? requestModel,
+      headers: { 'X-Session-ID': t.conversation.id },
+    })
+    return backend.send(withFields(request, { signal }), client)
   }
   try {
     const conversation = conversations[0]
     const first = conversation?.turns[0]
-    if (!first || !conversation) throw new Error('multi-turn: no conversations. This is a bug in servebench.')
-    if (config.readyCheckTimeoutS > 0) {
-      log('Starting initial single prompt test run...')
-      await waitForEndpoint(
-        (signal) =>
-          send({
-            conversation,
-            turn: 0,
-            messages: [userMessage(first.message)],
-            text: first.message,
-            promptLen: first.messageLen,
-            outputLen: first.expectedOutputLen,
-            signal,
-          }),
-        config.readyCheckTimeoutS,
-        hooks.signal ? { signal: hooks.signal } : {},
+    if ((!first || !conversation) && !stop?.aborted)
+      throw new Error('multi-turn: no conversations. This is a bug in servebench.')
+    // A message alone: the first turn for the ready check, "Hi" for the probe.
+    const alone = (text: string, promptLen: number, outputLen: number, turn: number): TurnRequest => ({
+      conversation: conversation ?? { id: `${config.request.requestIdPrefix}conv-0`, turns: [] },
+      turn,
+      messages: [userMessage(text)],
+      text,
+      promptLen,
+      outputLen,
+    })
+    // A multi-turn run prints nothing about a skipped ready check (Rust's output).
+    if (first && config.readyCheckTimeoutS > 0) {
+      await checkReady(
+        config,
+        (signal) => send(alone(first.message, first.messageLen, first.expectedOutputLen, 0), signal),
+        stop,
+        log,
       )
-      log('Initial test run completed.')
     }
     log(
       `Starting multi-turn benchmark: ${conversations.length} conversations, ${totalTurns} turns, concurrency ${concurrency}`,
@@ -168,20 +170,11 @@ export async function prepareConversations(
       noHistory,
       totalTurns,
       concurrency,
-      tokenizer,
+      ...(tokenizer ? { tokenizer } : {}),
       modelId: served.id,
       httpTransport: client.transport,
       send,
-      sendProbe: (signal) =>
-        send({
-          conversation,
-          turn: -1,
-          messages: [userMessage('Hi')],
-          text: 'Hi',
-          promptLen: 1,
-          outputLen: 1,
-          signal,
-        }),
+      sendProbe: (signal) => send(alone('Hi', 1, 1, -1), signal),
       log,
       close,
     }

@@ -18,11 +18,11 @@ import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { withFields } from '../with-fields.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
+import { endpointHeaders } from './model-info.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { type PreparedConversations, prepareConversations } from './prepare-conversations.ts'
-import { waitForEndpoint } from './ready-check.ts'
 import { secretsOf } from './redact.ts'
+import { checkReady, requestBuilder, servedModelUnlessStopped } from './request-builder.ts'
 import { noRetries, type RetryStats } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
 import type { RunHooks } from './run-types.ts'
@@ -95,8 +95,7 @@ async function prepareRequests(
 ): Promise<PreparedRequests> {
   const endpoint = config.endpoint
   const stop = hooks.signal
-  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config)), stop)
-  const { served, requestModel } = model === ABORTED ? unresolvedModel(endpoint) : model
+  const { served, requestModel } = await servedModelUnlessStopped(config, stop)
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
   const tokenizer = orUndefined(
     tokenizerId && !stop?.aborted
@@ -192,7 +191,7 @@ async function prepareRequests(
       client,
       requests: samples.map((sample, i) => ({
         offsetS: offsetsS[i]!,
-        request: toRequest(sample, `${prefix}${i}`, loraModels?.[i]),
+        request: toRequest(sample, `${prefix}${i}`, loraModels ? { model: loraModels[i]! } : undefined),
       })),
       ratesPerS: schedule.ratesPerS,
       openLoop:
@@ -230,19 +229,12 @@ async function readyAndWarm(
   const { backend, client, threads } = sender
   const stop = hooks.signal
   const prefix = config.request.requestIdPrefix
-  if (config.readyCheckTimeoutS > 0) {
-    log('Starting initial single prompt test run...')
-    await waitForEndpoint(
-      (signal) => backend.send({ ...firstRequest(`${prefix}ready`), signal }, client),
-      config.readyCheckTimeoutS,
-      stop ? { signal: stop } : {},
-    ).catch((error: unknown) => {
-      if (!stop?.aborted) throw error
-    })
-    log('Initial test run completed.')
-  } else {
-    log('Skipping endpoint ready check.')
-  }
+  await checkReady(
+    config,
+    (signal) => backend.send({ ...firstRequest(`${prefix}ready`), signal }, client),
+    stop,
+    log,
+  )
   if (stop?.aborted || config.numWarmups <= 0) return
   log(`Warming up with ${config.numWarmups} requests...`)
   await dispatch(
@@ -258,48 +250,6 @@ async function readyAndWarm(
     },
   )
   log('Warmup run completed.')
-}
-
-/** Builds the request a sample becomes: everything but the per-send `signal` and `onEarlyFailure`. */
-function requestBuilder(
-  config: BenchConfig,
-  requestModel: string,
-): (sample: SampleRequest, requestId: string, model?: string) => BackendRequest {
-  const { endpoint, request } = config
-  const url = `${endpoint.baseUrl}${endpoint.endpointPath}`
-  const extraBody = { ...request.sampling, ...request.extraBody }
-  return (sample, requestId, model = requestModel) => ({
-    url,
-    requestId,
-    model,
-    prompt: sample.promptTokenIds ?? sample.prompt,
-    ...(sample.promptList ? { promptList: sample.promptList } : {}),
-    ...(sample.multiModalContent ? { multiModalContent: sample.multiModalContent } : {}),
-    ...(sample.audio ? { audio: sample.audio } : {}),
-    ...(sample.chatMessages ? { chatMessages: sample.chatMessages } : {}),
-    ...(sample.requestOverrides ? { requestOverrides: sample.requestOverrides } : {}),
-    promptLen: sample.promptLen,
-    outputLen: sample.expectedOutputLen,
-    ignoreEos: request.ignoreEos,
-    ...(request.logprobs !== undefined ? { logprobs: request.logprobs } : {}),
-    extraBody,
-    headers: endpoint.headers,
-    ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
-    ...(request.timeoutS !== undefined ? { timeoutS: request.timeoutS } : {}),
-    ...(request.readTimeoutS !== undefined ? { readTimeoutS: request.readTimeoutS } : {}),
-  })
-}
-
-/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
-function lookupTimeoutMs(config: BenchConfig): number | undefined {
-  const limitsS = [config.request.timeoutS, config.request.readTimeoutS].filter((s) => s !== undefined)
-  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
-}
-
-/** The model of a run interrupted before `/v1/models` answered: `--model`, else unknown. */
-function unresolvedModel(endpoint: BenchConfig['endpoint']): { served: ServedModel; requestModel: string } {
-  const name = endpoint.model ?? 'unknown'
-  return { served: { name, id: name }, requestModel: endpoint.servedModelName ?? name }
 }
 
 function orUndefined<T>(value: T | typeof ABORTED): T | undefined {

@@ -1,31 +1,37 @@
 /**
  * One benchmark run in three stages: `prepareRun` (model, tokenizer, dataset, ready check,
  * warm-ups, schedule), the measure stage (the timed requests, wrapped in the run extras: profiler,
- * `/metrics` snapshots, probe) and the summarise stage (metrics and result). Every run mode (a
- * single run, each sweep point, each `--num-runs` run, multi-turn, each Vitest round) goes through
- * here. Python: main_async + benchmark (vllm/benchmarks/serve.py); Rust: lib.rs run → benchmark.rs.
+ * `/metrics` snapshots and scrape, probe) and the summarise stage (metrics and result). Every run
+ * mode (a single run, each sweep point, each `--num-runs` run, multi-turn, each Vitest round) goes
+ * through here, and a stop is handled the same in each: the extras give way to it, and what was
+ * measured is summarised. Python: main_async + benchmark (vllm/benchmarks/serve.py); Rust: lib.rs
+ * run → benchmark.rs, multi_turn.rs.
  */
 import type { BenchConfig } from '../config/bench-config.ts'
-import { type MeasureRequests, measureRequests } from './measure.ts'
+import type { RequestRecord } from '../config/records.ts'
+import { type MeasureRequests, measureStageOf } from './measure.ts'
 import { measureConversations } from './measure-conversations.ts'
-import { type PreparedRequests, prepareRun } from './prepare.ts'
-import type { PreparedConversations } from './prepare-conversations.ts'
+import { prepareRun } from './prepare.ts'
 import { redactDeep, redactError, secretsOf } from './redact.ts'
-import { startRunExtras } from './run-extras.ts'
+import type { RunExtrasContext, RunExtrasOutcome } from './run-extras.ts'
 import type { RunHooks, RunOutcome } from './run-types.ts'
 import { finishExtras, startExtrasUnlessStopped } from './signals.ts'
 import { summariseConversations, summariseRequests } from './summarise.ts'
 
 export type { RequestProgress, RunHooks, RunOutcome } from './run-types.ts'
 
-/** One benchmark run of `config`: prepare → measure → summarise, secrets masked in all it gives back. */
+/**
+ * One benchmark run of `config`: prepare → measure → summarise, secrets masked in all it gives
+ * back. Its requests are sent by the measure stage the config asks for (`--client-threads`).
+ */
 export function runBenchmark(config: BenchConfig, hooks: RunHooks = {}): Promise<RunOutcome> {
-  return runStages(config, hooks, measureRequests)
+  return runStages(config, hooks, measureStageOf(config))
 }
 
 /**
- * {@link runBenchmark} with the measure stage of request runs given: the seam where another way of
- * sending (client threads) plugs in. Multi-turn runs keep their own measure stage.
+ * {@link runBenchmark} with the measure stage of request runs given: the seam where a way of
+ * sending plugs in (this thread's, the client threads', a test's). Multi-turn runs measure their
+ * conversations (`measureConversations`) between the same extras.
  */
 export async function runStages(
   config: BenchConfig,
@@ -37,10 +43,23 @@ export async function runStages(
   try {
     const plan = await prepareRun(config, hooks)
     try {
-      outcome =
-        plan.kind === 'conversations'
-          ? await runConversations(plan, hooks)
-          : await runRequests(plan, hooks, measure)
+      const extrasOf = {
+        config: plan.config,
+        isPooling: plan.kind === 'requests' && plan.task === 'pooling',
+        log: plan.log,
+        sendProbe: plan.sendProbe,
+      }
+      if (plan.kind === 'conversations') {
+        const { measured, extras } = await withExtras(extrasOf, [], hooks, () =>
+          measureConversations(plan, hooks),
+        )
+        outcome = summariseConversations(plan, measured, extras)
+      } else {
+        const { measured, extras } = await withExtras(extrasOf, plan.ratesPerS, hooks, () =>
+          measure(plan, hooks),
+        )
+        outcome = summariseRequests(plan, measured, extras)
+      }
     } finally {
       await plan.close()
     }
@@ -54,41 +73,24 @@ export async function runStages(
   return outcome
 }
 
-async function runRequests(
-  plan: PreparedRequests,
+/**
+ * The measure stage between the run extras: started just before it unless the run is stopped
+ * first, finished just after it (given a short time when stopped).
+ */
+async function withExtras<M extends { startS: number; endS: number; records: readonly RequestRecord[] }>(
+  context: RunExtrasContext,
+  ratesPerS: readonly number[],
   hooks: RunHooks,
-  measure: MeasureRequests,
-): Promise<RunOutcome> {
+  measure: () => Promise<M>,
+): Promise<{ measured: M; extras: RunExtrasOutcome }> {
   const stop = hooks.signal
-  const extras = await startExtrasUnlessStopped(stop, {
-    config: plan.config,
-    isPooling: plan.task === 'pooling',
-    log: plan.log,
-    sendProbe: plan.sendProbe,
-  })
-  const measured = await measure(plan, hooks)
-  const extra = await finishExtras(stop, extras, {
+  const started = await startExtrasUnlessStopped(stop, context)
+  const measured = await measure()
+  const extras = await finishExtras(stop, started, {
     startS: measured.startS,
     durationS: measured.endS - measured.startS,
     records: measured.records,
-    ratesPerS: plan.ratesPerS,
+    ratesPerS,
   })
-  return summariseRequests(plan, measured, extra)
-}
-
-async function runConversations(plan: PreparedConversations, hooks: RunHooks): Promise<RunOutcome> {
-  const extras = await startRunExtras({
-    config: plan.config,
-    isPooling: false,
-    log: plan.log,
-    sendProbe: plan.sendProbe,
-  })
-  const measured = await measureConversations(plan, hooks)
-  const extra = await extras.finish({
-    startS: measured.startS,
-    durationS: measured.endS - measured.startS,
-    records: measured.records,
-    ratesPerS: [],
-  })
-  return summariseConversations(plan, measured, extra)
+  return { measured, extras }
 }

@@ -24,15 +24,20 @@ export interface SentSchedule {
   startEpochMs: number
 }
 
+/** How many threads send the timed run: `--client-threads` (`auto`: {@link autoClientThreads}), else 1. */
+export function clientThreadCount(config: BenchConfig): number {
+  return config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
+}
+
 /**
- * Starts the client threads of `--client-threads` (`auto`: {@link autoClientThreads}); undefined
- * for one thread. They start before the timed run: each loads the backend code once.
+ * Starts the client threads of `--client-threads`; undefined for one thread. They start before
+ * the timed run: each loads the backend code once.
  */
 export async function openClientThreads(
   config: BenchConfig,
   options: { connections: number; retries: RetryStats; signal?: AbortSignal },
 ): Promise<ClientThreads | undefined> {
-  const count = config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
+  const count = clientThreadCount(config)
   if (count <= 1 || options.signal?.aborted) return undefined
   return startClientThreads({
     threads: count,
