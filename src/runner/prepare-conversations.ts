@@ -15,7 +15,7 @@ import {
 import { fitConversations } from '../datasets/random/multi-turn-filter.ts'
 import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders, resolveServedModel } from './model-info.ts'
+import { endpointHeaders, lookupTimeoutMs, resolveServedModel } from './model-info.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import type { RunHooks } from './run-types.ts'
 
@@ -73,7 +73,7 @@ export async function prepareConversations(
   }
   const log = hooks.log ?? (() => {})
   const endpoint = config.endpoint
-  const { served, requestModel } = await resolveServedModel(endpoint)
+  const { served, requestModel } = await resolveServedModel(endpoint, lookupTimeoutMs(config.request))
   const tokenizer = await loadTokenizer({
     id: config.tokenizer.id ?? served.id,
     named: config.tokenizer.id !== undefined,
@@ -82,6 +82,7 @@ export async function prepareConversations(
     headers: endpointHeaders(endpoint),
     mode: config.tokenizer.mode,
     trustRemoteCode: config.tokenizer.trustRemoteCode,
+    timeouts: config.request,
   })
   const datasetContext = {
     tokenizer,

@@ -18,7 +18,7 @@ import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
 import { withFields } from '../with-fields.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders, resolveServedModel, type ServedModel } from './model-info.ts'
+import { endpointHeaders, lookupTimeoutMs, resolveServedModel, type ServedModel } from './model-info.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { type PreparedConversations, prepareConversations } from './prepare-conversations.ts'
 import { waitForEndpoint } from './ready-check.ts'
@@ -83,7 +83,7 @@ export async function prepareRun(config: BenchConfig, hooks: RunHooks = {}): Pro
   const log = hooks.log ?? (() => {})
   checkRunInputs(config)
   // Deviation: Rust resets only before sweep points; servebench before every run it makes.
-  if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
+  if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log, config.request)
   if (config.multiTurn) return prepareConversations(config, config.multiTurn, hooks)
   return prepareRequests(config, hooks, log)
 }
@@ -95,7 +95,7 @@ async function prepareRequests(
 ): Promise<PreparedRequests> {
   const endpoint = config.endpoint
   const stop = hooks.signal
-  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config)), stop)
+  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config.request)), stop)
   const { served, requestModel } = model === ABORTED ? unresolvedModel(endpoint) : model
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
   const tokenizer = orUndefined(
