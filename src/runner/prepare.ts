@@ -108,6 +108,7 @@ async function prepareRequests(
             headers: endpointHeaders(endpoint),
             mode: config.tokenizer.mode,
             trustRemoteCode: config.tokenizer.trustRemoteCode,
+            timeouts: config.request,
           }),
           stop,
         )
@@ -138,6 +139,7 @@ async function prepareRequests(
             headers: endpointHeaders(endpoint),
             insecure: endpoint.insecure,
             log,
+            timeouts: config.request,
           }),
           stop,
         )
@@ -176,10 +178,13 @@ async function prepareRequests(
       Object.assign(retries, noRetries())
     }
 
-    log('Starting main benchmark run...')
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
     const traceOffsets = traceOffsetsS(samples)
-    for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    // A run stopped before it began says nothing about a run that will not start.
+    if (!stop?.aborted) {
+      log('Starting main benchmark run...')
+      for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    }
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     const offsetsS = traceOffsets ?? schedule.offsetsS
     const probe = toRequest({ prompt: 'Hi', promptLen: 1, expectedOutputLen: 1 }, `${prefix}probe`)
@@ -238,6 +243,7 @@ async function readyAndWarm(
     ).catch((error: unknown) => {
       if (!stop?.aborted) throw error
     })
+    if (stop?.aborted) return
     log('Initial test run completed.')
   } else {
     log('Skipping endpoint ready check.')
@@ -256,7 +262,7 @@ async function readyAndWarm(
       ...(stop ? { signal: stop } : {}),
     },
   )
-  log('Warmup run completed.')
+  if (!stop?.aborted) log('Warmup run completed.')
 }
 
 /** Builds the request a sample becomes: everything but the per-send `signal` and `onEarlyFailure`. */
@@ -287,12 +293,6 @@ function requestBuilder(
     ...(request.timeoutS !== undefined ? { timeoutS: request.timeoutS } : {}),
     ...(request.readTimeoutS !== undefined ? { readTimeoutS: request.readTimeoutS } : {}),
   })
-}
-
-/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
-function lookupTimeoutMs(config: BenchConfig): number | undefined {
-  const limitsS = [config.request.timeoutS, config.request.readTimeoutS].filter((s) => s !== undefined)
-  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
 }
 
 /** The model of a run interrupted before `/v1/models` answered: `--model`, else unknown. */
