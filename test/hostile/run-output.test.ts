@@ -20,15 +20,19 @@ describe('what the console says about a run stopped before it began', () => {
       waitFor: /Warming up with 2 requests/,
       never: ['Warmup run completed.', 'Starting main benchmark run...', 'Traffic request rate'],
     },
-  ])('SIGINT during $phase: no line about a run that will not start', async ({ flags, waitFor, never }) => {
-    server = await startScriptServer(neverAnswer)
-    const cli = spawnCli([...hostileFlags(server.baseUrl), ...flags])
-    await cli.waitFor(waitFor)
-    cli.kill('SIGINT')
-    const { code } = await cli.exit
-    expect(code).toBe(130)
-    for (const line of never) expect(cli.stdout()).not.toContain(line)
-  })
+  ])(
+    'SIGINT during $phase: no line about a run that will not start',
+    async ({ flags, waitFor, never }, { tmpDir }) => {
+      server = await startScriptServer(neverAnswer)
+      // An interrupted run writes what it measured: into the test's folder.
+      const cli = spawnCli([...hostileFlags(server.baseUrl), ...flags, '--result-dir', tmpDir])
+      await cli.waitFor(waitFor)
+      cli.kill('SIGINT')
+      const { code } = await cli.exit
+      expect(code).toBe(130)
+      for (const line of never) expect(cli.stdout()).not.toContain(line)
+    },
+  )
 })
 
 describe('multi-turn', () => {
