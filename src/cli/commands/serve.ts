@@ -1,6 +1,7 @@
 import { streamLimitsFrom } from '../../backends/stream-limits.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
-import { EXIT_CODES } from '../../errors.ts'
+import { ConfigError, EXIT_CODES } from '../../errors.ts'
+import { checkResultNames } from '../../file-names.ts'
 import { dryRunJson } from '../../options/dry-run.ts'
 import { resolveServeFlags } from '../../options/serve-flags.ts'
 import { pytorchArgs, pytorchFormatRequested } from '../../report/pytorch-format.ts'
@@ -39,6 +40,8 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   streamLimitsFrom(process.env) // A bad SERVEBENCH_MAX_* value is a usage error before anything is sent.
   // Every output destination is checked before the first request (exit 2, nothing sent).
   const { output } = config
+  const badNames = checkResultNames({ ...output, label: config.label })
+  if (badNames.length > 0) throw new ConfigError(badNames)
   if (output.saveResult || output.appendResult || output.plotTimeline || output.plotDatasetStats) {
     await checkOutputDestination(output)
   }
