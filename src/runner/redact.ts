@@ -132,7 +132,9 @@ function base64Cores(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8')
   const cores = new Set<string>()
   for (let offset = 0; offset < 3; offset++) {
-    const text = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '')
+    const text = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '')
     const total = offset + bytes.length
     // The first characters mix the offset's bytes in; the last may mix the bytes after it.
     const skip = [0, 2, 3][offset]!

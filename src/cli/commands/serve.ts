@@ -11,6 +11,7 @@ import { redactDeep, redactUrl, secretsOf } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { planRun } from '../../runner/run-plan.ts'
 import { segmentFileOf } from '../../runner/segment-file-of.ts'
+import { terminalSafe } from '../../terminal-text.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
 import { formatServeHelp, formatServeHelpSearch } from '../help.ts'
@@ -63,7 +64,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       }
       const code = await runServeModes(plan, {
         ...signals,
-        log: (line) => console.log(line),
+        log: (line) => console.log(terminalSafe(line)),
         onRequestEnd: (done, total, request) => progress.update(done, total, request),
       })
       progress.finish()
@@ -72,7 +73,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     }
     const outcome = await runBenchmark(config, {
       ...signals,
-      log: (line) => console.log(line),
+      log: (line) => console.log(terminalSafe(line)),
       onRequestEnd: (done, total, request) => progress.update(done, total, request),
     })
     progress.finish()
@@ -80,7 +81,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     // Counted from the records: a pooling result has no `failed` key.
     const failed = records.filter((r) => !r.success).length
     if (outcome.result.completed === 0 && failed > 0) console.error('servebench: All requests failed.')
-    process.stdout.write(formatRunReport(outcome, config))
+    process.stdout.write(terminalSafe(formatRunReport(outcome, config)))
     const { output } = config
     await writeRunFiles(outcome, {
       output,
