@@ -1,9 +1,10 @@
 import { request } from 'undici'
 import type { BackendName } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
-import { type ResponseBody, ResponseTooLargeError, readTextCapped } from '../response-body.ts'
+import { type ResponseBody, ResponseTooLargeError } from '../response-body.ts'
 import { withFields } from '../with-fields.ts'
 import type { HttpClient } from './http.ts'
+import { JsonScan, type JsonScanResult } from './json-scan.ts'
 import { headerText, isTimeout } from './request-errors.ts'
 import { vllmResponseHeaders } from './server-details.ts'
 import { currentStreamLimits, responseTooLargeMessage } from './stream-limits.ts'
@@ -99,35 +100,32 @@ export async function sendPoolingRequest(
       output.error = refused
       return output
     }
-    let answer: unknown
+    let promptTokensValue: unknown
     try {
       const limitBytes = currentStreamLimits().maxResponseBytes
-      // A binary embedding body (`bytes`, `bytes_only`) is read to its end and dropped.
-      answer = binary
-        ? await drainCapped(response.body, limitBytes)
-        : JSON.parse(
-            await readTextCapped(response.body, limitBytes, 'the server', {
-              contentLength: headers['content-length'],
-            }),
-          )
+      // A binary embedding body (`bytes`, `bytes_only`) is read to its end and dropped; a JSON one
+      // is checked as it arrives and dropped too (json-scan.ts): only its usage is kept.
+      const scanned = await scanCapped(response.body, limitBytes, binary, headers['content-length'])
+      if (!scanned.valid) {
+        output.error = `Response error: the body is not valid JSON (${scanned.error})`
+        return output
+      }
+      promptTokensValue = scanned.promptTokens
     } catch (error) {
       output.error =
         error instanceof ResponseTooLargeError
           ? responseTooLargeMessage(error.limitBytes)
-          : error instanceof SyntaxError
-            ? `Response error: the body is not valid JSON (${error.message})`
-            : `Stream error: ${describeFailure(error, req, abort?.reason)}`
+          : `Stream error: ${describeFailure(error, req, abort?.reason)}`
       return output
     }
     // Python `_run_pooling_request`: `bytes` carries its usage in the JSON `metadata` header;
     // `bytes_only` carries none, so the dataset's prompt length stays.
-    const usage =
+    const promptTokens = readUsageCount(
+      'prompt_tokens',
       encoding === 'bytes'
-        ? usageOf(parseJsonHeader(headerText(headers.metadata)))
-        : encoding === 'bytes_only'
-          ? undefined
-          : usageOf(answer)
-    const promptTokens = readUsageCount('prompt_tokens', usage?.prompt_tokens)
+        ? usageOf(parseJsonHeader(headerText(headers.metadata)))?.prompt_tokens
+        : promptTokensValue,
+    )
     if (promptTokens.kind === 'impossible') {
       output.error = promptTokens.error
       return output
@@ -162,14 +160,30 @@ function refuseAnswer(
   return undefined
 }
 
-/** Reads a body to its end without keeping it; more than `limitBytes` is a {@link ResponseTooLargeError}. */
-async function drainCapped(body: ResponseBody, limitBytes: number): Promise<undefined> {
+/**
+ * Reads a body to its end without keeping it, checking a JSON one as it comes; more than
+ * `limitBytes` (or a `content-length` that says so) is a {@link ResponseTooLargeError}.
+ */
+async function scanCapped(
+  body: ResponseBody,
+  limitBytes: number,
+  binary: boolean,
+  contentLength: string | string[] | undefined,
+): Promise<JsonScanResult> {
+  const declared = Number(contentLength)
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    dropBody(body)
+    throw new ResponseTooLargeError('the server', limitBytes)
+  }
+  const scan = binary ? undefined : new JsonScan()
   let bytes = 0
   for await (const chunk of body) {
     bytes += chunk.byteLength
+    // Leaving the loop destroys the body through its iterator: the rest is never read.
     if (bytes > limitBytes) throw new ResponseTooLargeError('the server', limitBytes)
+    scan?.push(chunk)
   }
-  return undefined
+  return scan ? scan.finish() : { valid: true }
 }
 
 /** Drops a body that will not be read: its connection is closed rather than drained. */
@@ -178,7 +192,7 @@ function dropBody(body: ResponseBody & { on?(event: 'error', listener: () => voi
   body.destroy()
 }
 
-/** The `usage` object of a parsed answer, if it has one. */
+/** The `usage` object of a parsed `metadata` header, if it has one. */
 function usageOf(value: unknown): { prompt_tokens?: unknown } | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const usage = (value as { usage?: unknown }).usage

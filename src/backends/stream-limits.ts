@@ -24,13 +24,14 @@ export const STREAM_LIMIT_ENV = {
 
 /**
  * The defaults: far above any real event (a vLLM chunk is well under 1 KiB, a 128k-token
- * logprobs event a few MiB), any real output and any real embedding answer (1,000 inputs of 4,096
- * floats is about 80 MB of JSON only with an unusually large batch), far below what exhausts the heap.
+ * logprobs event a few MiB) and any real output, far below what exhausts the heap. A pooling
+ * answer is checked as it streams and not kept, so its limit bounds the time spent reading, not
+ * memory: three times a batch of 1,000 inputs of 4,096 floats (about 80 MB of JSON).
  */
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   maxEventBytes: 16 * 1024 * 1024,
   maxOutputChars: 64 * 1024 * 1024,
-  maxResponseBytes: 64 * 1024 * 1024,
+  maxResponseBytes: 256 * 1024 * 1024,
 }
 
 /**
