@@ -1,7 +1,13 @@
 import { request } from 'undici'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
 import { EndpointError } from '../errors.ts'
-import { AUX_BODY_LIMITS, type AuxTimeouts, readBodyHead, readTextCapped } from '../response-body.ts'
+import {
+  AUX_BODY_LIMITS,
+  type AuxTimeouts,
+  ResponseTooLargeError,
+  readBodyHead,
+  readTextCapped,
+} from '../response-body.ts'
 
 /** `data[0]` of `/v1/models`: `id` is what requests send, `root` is the model id (Python V-ref). */
 export interface ServedModel {
@@ -60,7 +66,8 @@ export async function fetchFirstModel(endpoint: ResolvedEndpoint, timeoutMs = 30
   } catch (error) {
     throw new EndpointError(
       'SERVEBENCH_ENDPOINT_UNREACHABLE',
-      `Cannot read the served model from ${url}: ${describe(error)}. Is the server running? Pass --model to skip this lookup.`,
+      // An answer over its cap came from a running server: asking whether it runs would mislead.
+      `Cannot read the served model from ${url}: ${describe(error)}.${error instanceof ResponseTooLargeError ? '' : ' Is the server running?'} Pass --model to skip this lookup.`,
       { cause: error },
     )
   }
