@@ -18,6 +18,7 @@
  * re-read the whole event) is read once and rejected at its cap.
  */
 
+import { BracketScan } from './bracket-scan.ts'
 import {
   DEFAULT_STREAM_LIMITS,
   eventTooLargeMessage,
@@ -47,6 +48,8 @@ export interface SseParser {
   end(): string[]
 }
 
+export { isCompleteJson } from './bracket-scan.ts'
+
 /** The payload a stream sends last; everything after it is ignored. */
 export const SSE_DONE = '[DONE]'
 
@@ -54,11 +57,7 @@ const LF = 0x0a
 const CR = 0x0d
 const COLON = 0x3a
 const SPACE = 0x20
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 const INITIAL_CAPACITY_BYTES = 1024
 
@@ -83,10 +82,10 @@ class ByteSseParser implements SseParser {
   /** The last character code of the pending data (the cheap test before a speculative flush). */
   private dataLastCode = 0
   /** Bracket scan of the pending data: its data lines already scanned, and the state after them. */
-  private readonly scan = new JsonScan()
+  private readonly scan = new BracketScan()
   private scannedLines = 0
   /** Bracket scan of the partial data line in `carry`: the state, and the carry offset it reached. */
-  private readonly partialScan = new JsonScan()
+  private readonly partialScan = new BracketScan()
   private partialScannedTo = -1
   /** The current partial line was already emitted speculatively: drop it up to its `\n`. */
   private discardLine = false
@@ -326,66 +325,6 @@ class ByteSseParser implements SseParser {
 }
 
 /**
- * The bracket scan of {@link isCompleteJson}, one character code at a time, so a caller can stop
- * and resume it. UTF-8 bytes and UTF-16 code units scan alike: the codes it looks at are ASCII.
- */
-class JsonScan {
-  /** 0 before the value, 1 inside it, 2 closed (only spaces may follow), 3 not one value. */
-  private state = 0
-  private depth = 0
-  private inString = false
-  private escaped = false
-
-  get complete(): boolean {
-    return this.state === 2
-  }
-
-  reset(): void {
-    this.state = 0
-    this.depth = 0
-    this.inString = false
-    this.escaped = false
-  }
-
-  copy(other: JsonScan): void {
-    this.state = other.state
-    this.depth = other.depth
-    this.inString = other.inString
-    this.escaped = other.escaped
-  }
-
-  code(code: number): void {
-    const state = this.state
-    if (state === 3) return
-    if (state === 0) {
-      if (isSpace(code)) return
-      if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-        this.state = 1
-        this.depth = 1
-      } else {
-        this.state = 3
-      }
-      return
-    }
-    if (state === 2) {
-      if (!isSpace(code)) this.state = 3
-      return
-    }
-    if (this.inString) {
-      if (this.escaped) this.escaped = false
-      else if (code === BACKSLASH) this.escaped = true
-      else if (code === QUOTE) this.inString = false
-    } else if (code === QUOTE) {
-      this.inString = true
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      this.depth++
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      if (--this.depth === 0) this.state = 2
-    }
-  }
-}
-
-/**
  * True when a CR in `bytes` is not followed by a LF in the same chunk (a CR-only line end, or a CR
  * last in the chunk). A CRLF stream skips the copy: `line` drops the CR before each LF.
  */
@@ -421,18 +360,4 @@ function dataValueStart(bytes: Buffer, start: number, end: number): number {
 
 function isDone(data: string): boolean {
   return data === SSE_DONE || (data.length < 32 && data.trim() === SSE_DONE)
-}
-
-function isSpace(code: number): boolean {
-  return code === SPACE || code === LF || code === CR || code === 0x09
-}
-
-/**
- * True when `text` (trimmed) is one complete JSON object or array: brackets balance outside
- * strings and close exactly at the end. A syntax check only; the caller's `JSON.parse` decides.
- */
-export function isCompleteJson(text: string): boolean {
-  const scan = new JsonScan()
-  for (let i = 0; i < text.length; i++) scan.code(text.charCodeAt(i))
-  return scan.complete
 }
