@@ -2,6 +2,7 @@
 import { cpus, loadavg } from 'node:os'
 import type { HttpTransport } from '../src/config/bench-config.ts'
 import { median } from '../src/metrics/percentile.ts'
+import { printBadInput } from './bad-input.ts'
 import { FLOOR_KINDS, type FloorKind } from './client-floor.ts'
 import { type ClientOverhead, measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
 import { measureClientThreads } from './client-threads.ts'
@@ -10,13 +11,15 @@ import { printDatasetGeneration } from './dataset-generation.ts'
 import { printDispatchQueue } from './dispatch-queue.ts'
 import { countFromEnv } from './env-count.ts'
 import { measureGate } from './gate.ts'
+import { printHostileMemory } from './hostile-memory.ts'
 import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 import { printVersus } from './versus.ts'
 
-// `npm run perf -- client sim dataset dispatch threads gate python split versus` picks sections; none given runs the first four.
+// `npm run perf -- client sim dataset dispatch threads gate python split versus hostile-memory bad-input`
+// picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus']
+const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus', 'hostile-memory', 'bad-input']
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
@@ -87,6 +90,8 @@ if (wants('gate')) await measureGate()
 if (wants('python')) await printPythonPeer()
 if (wants('split')) await printCostSplit()
 if (wants('versus')) await printVersus()
+if (wants('hostile-memory')) await printHostileMemory()
+if (wants('bad-input')) await printBadInput()
 
 type ClientRun = (typeof runs)[number]
 

@@ -1,7 +1,7 @@
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
 import { createSseParser, SSE_DONE } from './sse.ts'
-import { currentStreamLimits } from './stream-limits.ts'
+import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 import {
   bodyPiece,
   buildHeaders,
@@ -10,6 +10,7 @@ import {
   sendStream,
 } from './stream-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
+import { readUsageCount } from './usage-counts.ts'
 
 /** Path of the OpenAI Responses API. */
 export const RESPONSES_PATH = '/v1/responses'
@@ -71,7 +72,8 @@ interface ResponsesEvent {
  * `usage.output_tokens`; `error`, `response.failed` or any top-level `error` fail it.
  */
 class ResponsesStream implements StreamHandler {
-  private readonly parser = createSseParser(currentStreamLimits().maxEventBytes)
+  private readonly limits = currentStreamLimits()
+  private readonly parser = createSseParser(this.limits.maxEventBytes)
   private firstMs = -1
   private lastMs = -1
   private lastChunkMs = -1
@@ -123,13 +125,20 @@ class ResponsesStream implements StreamHandler {
       }
       this.lastMs = nowMs
       if (type === 'response.output_text.delta' && typeof message.delta === 'string') {
+        if (this.output.generatedText.length + message.delta.length > this.limits.maxOutputChars) {
+          throw new StreamLimitError(outputTooLargeMessage(this.limits.maxOutputChars))
+        }
         this.output.generatedText += message.delta
       }
     } else if (type === 'response.completed' || type === 'response.incomplete') {
       this.terminal = true
       const usage = message.response?.usage
-      if (typeof usage?.output_tokens === 'number') this.output.outputTokens = usage.output_tokens
-      if (typeof usage?.input_tokens === 'number') this.output.promptLen = usage.input_tokens
+      const output = readUsageCount('output_tokens', usage?.output_tokens)
+      const input = readUsageCount('input_tokens', usage?.input_tokens)
+      if (output.kind === 'count') this.output.outputTokens = output.value
+      if (input.kind === 'count') this.output.promptLen = input.value
+      const impossible = output.kind === 'impossible' ? output : input
+      if (impossible.kind === 'impossible') this.streamError = impossible.error
     }
     if (
       type === 'error' ||

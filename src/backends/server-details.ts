@@ -12,7 +12,8 @@ export function readCachedTokens(usage: object, output: RequestOutput): void {
   const details = (usage as { prompt_tokens_details?: unknown }).prompt_tokens_details
   if (typeof details !== 'object' || details === null) return
   const cached = (details as { cached_tokens?: unknown }).cached_tokens
-  if (isFiniteNumber(cached)) output.cachedTokens = cached
+  // A count, not a measurement: a negative or fractional one is left out as missing.
+  if (typeof cached === 'number' && Number.isSafeInteger(cached) && cached >= 0) output.cachedTokens = cached
 }
 
 /** Python `_update_server_metrics`: the event's `metrics` object, milliseconds turned into seconds. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createSseParser, isCompleteJson } from './sse.ts'
-import { StreamLimitError } from './stream-limits.ts'
+import { eventTooLargeMessage, lineTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 
 const encoder = new TextEncoder()
 
@@ -255,9 +255,31 @@ describe('event size limit', () => {
   it('throws when the data lines of one event join past the limit', () => {
     const parser = createSseParser(64)
     const line = `data: ${'z'.repeat(30)}\n`
-    expect(() => parser.push(new TextEncoder().encode(line.repeat(3)))).toThrow(
-      'Stream error: an SSE line or event exceeded 64 bytes without ending',
+    // Each line ended: what is missing is the blank line that ends the event, and the message says so.
+    expect(() => parser.push(new TextEncoder().encode(line.repeat(3)))).toThrow(eventTooLargeMessage(64))
+  })
+
+  it('names the missing line break when one line grows past the limit', () => {
+    const parser = createSseParser(64)
+    expect(() => parser.push(new TextEncoder().encode(`data: ${'x'.repeat(80)}`))).toThrow(
+      lineTooLargeMessage(64),
     )
+  })
+
+  it('reads an event of many data lines without a blank line to its limit, and fails it there', () => {
+    const parser = createSseParser(64 * 1024)
+    const chunk = new TextEncoder().encode(`data: ${'a'.repeat(15)}\n`.repeat(1_000))
+    let error: unknown
+    let fed = 0
+    try {
+      for (; fed < 100; fed++) parser.push(chunk)
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(StreamLimitError)
+    expect((error as Error).message).toBe(eventTooLargeMessage(64 * 1024))
+    // 16 characters per line, 15 of data and a separator: the limit is crossed in the fifth chunk.
+    expect(fed).toBe(4)
   })
 
   it('parses events under the limit as before', () => {

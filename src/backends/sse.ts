@@ -11,9 +11,20 @@
  * same with `json.loads`): when the pending event already holds one complete JSON object or array,
  * or `[DONE]`, but its blank line has not arrived, the event is emitted at once so the caller
  * stamps it with the arrival time of its JSON, not of the separator.
+ *
+ * Every step is linear in the bytes received: an event's data lines are kept as a list and joined
+ * once, and the bracket scan that decides a speculative flush resumes where it stopped, so an
+ * event of many `data:` lines without a blank line (which took 104 s for 16 MiB when each chunk
+ * re-read the whole event) is read once and rejected at its cap.
  */
 
-import { DEFAULT_STREAM_LIMITS, eventTooLargeMessage, StreamLimitError } from './stream-limits.ts'
+import { BracketScan } from './bracket-scan.ts'
+import {
+  DEFAULT_STREAM_LIMITS,
+  eventTooLargeMessage,
+  lineTooLargeMessage,
+  StreamLimitError,
+} from './stream-limits.ts'
 
 /** The parser of one response stream. Not reusable across streams. */
 export interface SseParser {
@@ -37,6 +48,8 @@ export interface SseParser {
   end(): string[]
 }
 
+export { isCompleteJson } from './bracket-scan.ts'
+
 /** The payload a stream sends last; everything after it is ignored. */
 export const SSE_DONE = '[DONE]'
 
@@ -44,11 +57,7 @@ const LF = 0x0a
 const CR = 0x0d
 const COLON = 0x3a
 const SPACE = 0x20
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 const INITIAL_CAPACITY_BYTES = 1024
 
@@ -64,8 +73,20 @@ class ByteSseParser implements SseParser {
   /** Bytes of the current incomplete line (only used when a line spans chunks). */
   private carry: Buffer = Buffer.allocUnsafe(0)
   private carryLength = 0
-  /** Data of the pending event; null when it has no data line yet. */
+  /** The first data line of the pending event; null when it has no data line yet. */
   private data: string | null = null
+  /** Its later data lines, joined with `\n` when the event is dispatched (null for one line). */
+  private moreData: string[] | null = null
+  /** Characters of the pending event's data, `\n` separators included. */
+  private dataLength = 0
+  /** The last character code of the pending data (the cheap test before a speculative flush). */
+  private dataLastCode = 0
+  /** Bracket scan of the pending data: its data lines already scanned, and the state after them. */
+  private readonly scan = new BracketScan()
+  private scannedLines = 0
+  /** Bracket scan of the partial data line in `carry`: the state, and the carry offset it reached. */
+  private readonly partialScan = new BracketScan()
+  private partialScannedTo = -1
   /** The current partial line was already emitted speculatively: drop it up to its `\n`. */
   private discardLine = false
   private done = false
@@ -116,7 +137,7 @@ class ByteSseParser implements SseParser {
       }
       this.append(bytes, 0, newline)
       const length = this.carryLength
-      this.carryLength = 0
+      this.clearCarry()
       this.line(this.carry, 0, length)
       position = newline + 1
     }
@@ -140,7 +161,7 @@ class ByteSseParser implements SseParser {
     this.onData = onData
     if (this.carryLength > 0) {
       const length = this.carryLength
-      this.carryLength = 0
+      this.clearCarry()
       this.line(this.carry, 0, length)
     }
     this.discardLine = false
@@ -168,9 +189,9 @@ class ByteSseParser implements SseParser {
   private append(source: Buffer, start: number, end: number): void {
     const needed = this.carryLength + (end - start)
     if (needed > this.maxEventBytes) {
-      this.carryLength = 0
+      this.clearCarry()
       this.carry = Buffer.allocUnsafe(0)
-      throw new StreamLimitError(eventTooLargeMessage(this.maxEventBytes))
+      throw new StreamLimitError(lineTooLargeMessage(this.maxEventBytes))
     }
     if (needed > this.carry.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.carry.length * 2, INITIAL_CAPACITY_BYTES))
@@ -179,6 +200,12 @@ class ByteSseParser implements SseParser {
     }
     source.copy(this.carry, this.carryLength, start, end)
     this.carryLength = needed
+  }
+
+  /** The partial line is gone (complete, or dropped): so is its scan. */
+  private clearCarry(): void {
+    this.carryLength = 0
+    this.partialScannedTo = -1
   }
 
   /** Handles one complete line `bytes[start, end)` (its `\n` excluded). */
@@ -195,18 +222,42 @@ class ByteSseParser implements SseParser {
     const valueStart = dataValueStart(bytes, start, end)
     if (valueStart === -1) return
     const value = bytes.toString('utf8', valueStart, end)
-    if ((this.data?.length ?? 0) + value.length > this.maxEventBytes) {
-      this.data = null
+    const length = this.data === null ? value.length : this.dataLength + 1 + value.length
+    if (length > this.maxEventBytes) {
+      this.resetData()
       throw new StreamLimitError(eventTooLargeMessage(this.maxEventBytes))
     }
-    this.data = this.data === null ? value : `${this.data}\n${value}`
+    if (this.data === null) this.data = value
+    else if (this.moreData === null) this.moreData = [value]
+    else this.moreData.push(value)
+    this.dataLength = length
+    if (value.length > 0) this.dataLastCode = value.charCodeAt(value.length - 1)
+    else if (this.moreData !== null) this.dataLastCode = LF
   }
 
   private dispatch(): void {
-    const data = this.data!
-    this.data = null
+    const data = this.joinedData()
+    this.resetData()
     if (isDone(data)) this.done = true
     this.onData(data)
+  }
+
+  /** The pending event's data lines joined with `\n`. */
+  private joinedData(): string {
+    const first = this.data!
+    return this.moreData === null ? first : `${first}\n${this.moreData.join('\n')}`
+  }
+
+  private resetData(): void {
+    this.data = null
+    this.moreData = null
+    this.dataLength = 0
+    this.dataLastCode = 0
+    // Only a speculative check scans; most events never get one.
+    if (this.scannedLines > 0) {
+      this.scan.reset()
+      this.scannedLines = 0
+    }
   }
 
   /**
@@ -226,21 +277,50 @@ class ByteSseParser implements SseParser {
     // A line ending in `\r` may still get its `\n`: judge it without the `\r`, as `line` will.
     if (partialValueStart !== -1 && bytes[end - 1] === CR) end--
     // Cheap rejection first: a complete value (and `[DONE]`) ends with `}` or `]`.
-    const last = partialValueStart === -1 ? this.data!.charCodeAt(this.data!.length - 1) : bytes[end - 1]
+    const last = partialValueStart === -1 ? this.dataLastCode : bytes[end - 1]
     if (last !== CLOSE_BRACE && last !== CLOSE_BRACKET) return
-    const candidate =
-      partialValueStart === -1
-        ? this.data!
-        : this.data === null
-          ? bytes.toString('utf8', partialValueStart, end)
-          : `${this.data}\n${bytes.toString('utf8', partialValueStart, end)}`
-    if (!isDone(candidate) && !isCompleteJson(candidate)) return
+    const partialBytes = partialValueStart === -1 ? 0 : end - partialValueStart
+    // `[DONE]` is short: only a short candidate is made into a string to compare.
+    const short = (this.data === null ? 0 : this.dataLength + 1) + partialBytes < 2 * SSE_DONE.length + 32
+    const doneCandidate = short && isDone(this.candidate(bytes, partialValueStart, end))
+    if (!doneCandidate && !this.completeJson(bytes, partialValueStart, end)) return
+    const candidate = this.candidate(bytes, partialValueStart, end)
     if (partialValueStart !== -1) {
       this.discardLine = true
-      this.carryLength = 0
+      this.clearCarry()
     }
-    this.data = candidate
-    this.dispatch()
+    this.resetData()
+    if (isDone(candidate)) this.done = true
+    this.onData(candidate)
+  }
+
+  /** The pending data plus the partial value `bytes[valueStart, end)` (none when -1), as one string. */
+  private candidate(bytes: Buffer, valueStart: number, end: number): string {
+    if (valueStart === -1) return this.joinedData()
+    const partial = bytes.toString('utf8', valueStart, end)
+    return this.data === null ? partial : `${this.joinedData()}\n${partial}`
+  }
+
+  /**
+   * {@link isCompleteJson} of {@link candidate}, resumed: data lines already scanned are not read
+   * again, nor is the part of the partial line scanned after an earlier chunk.
+   */
+  private completeJson(bytes: Buffer, valueStart: number, end: number): boolean {
+    const lines = this.data === null ? 0 : 1 + (this.moreData?.length ?? 0)
+    for (; this.scannedLines < lines; this.scannedLines++) {
+      if (this.scannedLines > 0) this.scan.code(LF)
+      const line = this.scannedLines === 0 ? this.data! : this.moreData![this.scannedLines - 1]!
+      for (let i = 0; i < line.length; i++) this.scan.code(line.charCodeAt(i))
+    }
+    if (valueStart === -1) return this.scan.complete
+    if (this.partialScannedTo < valueStart) {
+      this.partialScan.copy(this.scan)
+      if (this.data !== null) this.partialScan.code(LF)
+      this.partialScannedTo = valueStart
+    }
+    for (; this.partialScannedTo < end; this.partialScannedTo++)
+      this.partialScan.code(bytes[this.partialScannedTo]!)
+    return this.partialScan.complete
   }
 }
 
@@ -280,38 +360,4 @@ function dataValueStart(bytes: Buffer, start: number, end: number): number {
 
 function isDone(data: string): boolean {
   return data === SSE_DONE || (data.length < 32 && data.trim() === SSE_DONE)
-}
-
-function isSpace(code: number): boolean {
-  return code === SPACE || code === LF || code === CR || code === 0x09
-}
-
-/**
- * True when `text` (trimmed) is one complete JSON object or array: brackets balance outside
- * strings and close exactly at the end. A syntax check only; the caller's `JSON.parse` decides.
- */
-export function isCompleteJson(text: string): boolean {
-  let i = 0
-  let end = text.length
-  while (i < end && isSpace(text.charCodeAt(i))) i++
-  while (end > i && isSpace(text.charCodeAt(end - 1))) end--
-  const first = text.charCodeAt(i)
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return false
-  let depth = 0
-  let inString = false
-  for (; i < end; i++) {
-    const code = text.charCodeAt(i)
-    if (inString) {
-      if (code === BACKSLASH) i++
-      else if (code === QUOTE) inString = false
-    } else if (code === QUOTE) {
-      inString = true
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth++
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth--
-      if (depth === 0) return i === end - 1
-    }
-  }
-  return false
 }

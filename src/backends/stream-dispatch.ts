@@ -13,7 +13,7 @@ import {
   isTimeout,
 } from './request-errors.ts'
 import { vllmResponseHeaders } from './server-details.ts'
-import { StreamLimitError } from './stream-limits.ts'
+import { FAILED_OUTPUT_KEPT_CHARS, StreamLimitError } from './stream-limits.ts'
 import { type Abort, NO_VALID_CHUNK_ERROR, type StreamHandler } from './stream-request.ts'
 import type { BackendRequest } from './types.ts'
 
@@ -196,6 +196,13 @@ export class StreamDispatch implements BodyRangeHandler {
 
   private settle(): void {
     this.settled = true
+    const output = this.output
+    // A failed request keeps the start of its partial text only (stream-limits.ts).
+    // A copy, not a slice: V8's sliced string would keep the whole text alive.
+    if (!output.success && output.generatedText.length > FAILED_OUTPUT_KEPT_CHARS) {
+      const head = output.generatedText.slice(0, FAILED_OUTPUT_KEPT_CHARS)
+      output.generatedText = Buffer.from(head, 'utf16le').toString('utf16le')
+    }
     this.removeAbortListener?.()
     this.abort?.dispose()
     this.resolve!(this.output)

@@ -7,6 +7,7 @@ import { createSseParser, SSE_DONE } from './sse.ts'
 import { StreamDispatch } from './stream-dispatch.ts'
 import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
 import type { BackendRequest } from './types.ts'
+import { readUsageCount } from './usage-counts.ts'
 
 /**
  * Reads the generated text of `choices[0]` (completions: `text`; chat: `delta.content`): the value
@@ -296,8 +297,13 @@ class StreamState implements StreamHandler {
         completion_tokens?: unknown
         prompt_tokens?: unknown
       }
-      if (typeof completionTokens === 'number') output.outputTokens = completionTokens
-      if (typeof promptTokens === 'number') output.promptLen = promptTokens
+      const completion = readUsageCount('completion_tokens', completionTokens)
+      const prompt = readUsageCount('prompt_tokens', promptTokens)
+      if (completion.kind === 'count') output.outputTokens = completion.value
+      if (prompt.kind === 'count') output.promptLen = prompt.value
+      // An impossible count fails the request (usage-counts.ts); the stream is read on for timing.
+      const impossible = completion.kind === 'impossible' ? completion : prompt
+      if (impossible.kind === 'impossible') this.serverError = impossible.error
       readCachedTokens(usage, output)
     }
     if (metrics !== undefined) readServerMetrics(metrics, output)

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs'
+import { inspect } from 'node:util'
 import { installEnvProxy } from '../backends/proxy.ts'
 import { EXIT_CODES, exitCodeFor, isUserError } from '../errors.ts'
+import { terminalSafe } from '../terminal-text.ts'
 
 const USAGE = `Usage: servebench <command> [flags]
 
@@ -60,10 +62,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (isUserError(error)) {
-      console.error(`servebench: ${(error as Error).message}`)
+      console.error(`servebench: ${terminalSafe((error as Error).message)}`)
       return exitCodeFor(error)
     }
-    console.error(error)
+    console.error(terminalSafe(inspect(error)))
     return EXIT_CODES.verdictFailed
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { extname } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
@@ -16,6 +16,13 @@ export interface ServeArgv {
 }
 
 type JsonObject = Record<string, unknown>
+
+/** Largest `--config` file: a file of flags is a few KiB; a YAML of millions of items is not one. */
+const CONFIG_MAX_BYTES = 1024 * 1024
+/** Most values in a `--config` file, every list item and mapping value counted. */
+const CONFIG_MAX_ITEMS = 10_000
+/** Deepest nesting of a `--config` value (an `--extra-body` object of objects). */
+const CONFIG_MAX_DEPTH = 32
 type Lookup = (token: string) => FlagSpec | undefined
 
 /** One layer of arguments (the file's or the command line's), dotted flags split out. */
@@ -119,12 +126,31 @@ function readConfigFile(path: string, lookup: Lookup, issues: ConfigIssue[]): st
   }
   let config: unknown
   try {
+    // A FIFO would block and a device never end: a regular file of at most CONFIG_MAX_BYTES.
+    const info = statSync(path)
+    if (!info.isFile()) {
+      issues.push({ path: '--config', message: `${path} is not a regular file` })
+      return []
+    }
+    if (info.size > CONFIG_MAX_BYTES) {
+      issues.push({
+        path: '--config',
+        message: `${path} is ${info.size} bytes; a --config file is at most ${CONFIG_MAX_BYTES}`,
+      })
+      return []
+    }
     config = parseYaml(readFileSync(path, 'utf8'))
   } catch (error) {
-    issues.push({
-      path: '--config',
-      message: `cannot read ${path}: ${(error as Error).message.split('\n')[0]}`,
-    })
+    const why =
+      error instanceof RangeError
+        ? `its values nest too deeply (at most ${CONFIG_MAX_DEPTH} levels)`
+        : (error as Error).message.split('\n')[0]
+    issues.push({ path: '--config', message: `cannot read ${path}: ${why}` })
+    return []
+  }
+  const shape = yamlShapeProblem(config)
+  if (shape !== undefined) {
+    issues.push({ path: '--config', message: `${path} ${shape}` })
     return []
   }
   if (config === null || config === undefined) return []
@@ -139,14 +165,40 @@ function readConfigFile(path: string, lookup: Lookup, issues: ConfigIssue[]): st
   for (const [key, value] of Object.entries(config as JsonObject)) {
     const flag = `--${key}`
     if (value === null || value === undefined) continue // `key:` with no value sets nothing.
+    if (flag === '--config') {
+      issues.push({ path: '--config', message: `${path} sets config; a --config file cannot name another` })
+      continue
+    }
     if (typeof value === 'boolean') {
       if (value) args.push(flag)
       else if (lookup(`--no-${key}`)) args.push(`--no-${key}`)
     } else if (Array.isArray(value)) {
-      if (value.length > 0) args.push(flag, ...value.map(argText))
+      if (value.length > 0) {
+        args.push(flag)
+        for (const item of value) args.push(argText(item))
+      }
     } else args.push(flag, argText(value))
   }
   return args
+}
+
+/**
+ * Why a parsed `--config` file is too big to be flags, or undefined: more than
+ * {@link CONFIG_MAX_ITEMS} values in all, or values nested deeper than {@link CONFIG_MAX_DEPTH}.
+ * Walked with its own stack, so a deep file cannot overflow the call stack here either.
+ */
+function yamlShapeProblem(config: unknown): string | undefined {
+  let items = 0
+  const stack: Array<[unknown, number]> = [[config, 0]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (++items > CONFIG_MAX_ITEMS)
+      return `holds more than ${CONFIG_MAX_ITEMS} values; a --config file holds flags`
+    if (depth > CONFIG_MAX_DEPTH) return `nests values deeper than ${CONFIG_MAX_DEPTH} levels`
+    if (typeof node !== 'object' || node === null) continue
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1])
+  }
+  return undefined
 }
 
 /** A YAML value as Python's `str()` / `json.dumps()` writes it on the command line. */

@@ -378,7 +378,13 @@ export function createReader(flags: FlagValues, issues: ConfigIssue[]) {
           issues.push({ path: name, message: `must be KEY${separator}VALUE pairs (got ${got})` })
           continue
         }
-        out[key] = pair.slice(at + 1).trim()
+        // defineProperty: `__proto__` stays a key the checks can see, not the object's prototype.
+        Object.defineProperty(out, key, {
+          value: pair.slice(at + 1).trim(),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       }
       return out
     },

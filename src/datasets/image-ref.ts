@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
+import { AUX_BODY_LIMITS, readBodyCapped } from '../response-body.ts'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from './image-bytes.ts'
 
 const URL_PREFIXES = ['http://', 'https://', 'file://', 'data:'] as const
@@ -85,7 +86,13 @@ async function download(url: string): Promise<Buffer> {
       await body.dump()
       throw new ImageLoadError(`the server answered HTTP ${statusCode}`)
     }
-    return Buffer.from(await body.arrayBuffer())
+    try {
+      return await readBodyCapped(body, AUX_BODY_LIMITS.imageBytes, `GET ${target}`, {
+        contentLength: headers['content-length'],
+      })
+    } catch (error) {
+      throw new ImageLoadError(`cannot download it (${(error as Error).message})`, { cause: error })
+    }
   }
   throw new ImageLoadError(`more than ${MAX_REDIRECTS} redirects`)
 }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises'
 import { DatasetError } from '../errors.ts'
 import { createRng } from '../rng.ts'
+import { DATASET_FILE_LIMIT_ENV, datasetFileLimitsFrom, readDatasetText } from './dataset-file.ts'
 
 /** One parsed JSONL row and its 1-based line number in the file. */
 export interface JsonlRow {
@@ -17,19 +17,16 @@ export interface SampleOrder {
 /** Seed offset of the oversampling draws, so they do not repeat the shuffle's stream. */
 const OVERSAMPLE_SEED_OFFSET = 0x05a3
 
-/** Reads a whole dataset file; a missing or unreadable file names the file and the flag that set it. */
+/**
+ * Reads a whole dataset file; a missing, unreadable, non-regular or oversized file names the file
+ * and the flag that set it (dataset-file.ts).
+ */
 export async function readDatasetFile(
   dataset: string,
   path: string,
   flag = '--dataset-path',
 ): Promise<string> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a directory' : 'cannot be read'
-    throw new DatasetError(`${dataset}: ${flag} ${path} ${why}`, { cause: error })
-  }
+  return readDatasetText(dataset, path, flag)
 }
 
 /**
@@ -40,9 +37,16 @@ export async function readDatasetFile(
 export function parseJsonl(dataset: string, path: string, text: string, limit = Infinity): JsonlRow[] {
   const rows: JsonlRow[] = []
   const lines = text.split('\n')
+  const { maxLineBytes } = datasetFileLimitsFrom().limits
   for (let i = 0; i < lines.length && rows.length < limit; i++) {
     const raw = lines[i]!.trim()
     if (raw === '') continue
+    // Characters, not bytes: a line over the limit in characters is over it in bytes too.
+    if (raw.length > maxLineBytes) {
+      throw new DatasetError(
+        `${dataset}: ${path}:${i + 1}: the line is longer than ${maxLineBytes} bytes; raise ${DATASET_FILE_LIMIT_ENV.maxLineBytes} if rows this long are expected`,
+      )
+    }
     let value: unknown
     try {
       value = JSON.parse(raw)

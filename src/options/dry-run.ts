@@ -6,6 +6,7 @@
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { DslContext, ServeBenchOptions } from '../config/dsl-options.ts'
 import { configFingerprint } from '../config/fingerprint.ts'
+import { redactUrl } from '../runner/redact.ts'
 import { benchConfigFromDsl } from './from-dsl.ts'
 
 /** The base URL of `servebench serve` without `--base-url`, `--host` or `--port`. */
@@ -41,13 +42,14 @@ export function resolveServeBench(
 
 /**
  * `BenchConfig` as JSON: `Infinity` as `"inf"` (as the result JSON writes it), secrets (the API key,
- * header values) as `[redacted]`, the per-run random request-id prefix as `bench-<random>-`, and
+ * header values, a base URL's `user:password@`) as `[redacted]`, the per-run random request-id prefix as `bench-<random>-`, and
  * the progress-bar switch left out. `fingerprint` is the id baselines are stored under.
  */
 export function dryRunJson(config: BenchConfig): Record<string, unknown> {
   const { disableTqdm: _console, ...rest } = config
   const endpoint = {
     ...config.endpoint,
+    baseUrl: redactUrl(config.endpoint.baseUrl),
     headers: Object.fromEntries(Object.keys(config.endpoint.headers).map((key) => [key, '[redacted]'])),
     ...(config.endpoint.apiKey !== undefined ? { apiKey: '[redacted]' } : {}),
   }

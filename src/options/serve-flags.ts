@@ -5,6 +5,9 @@
 import type { BenchConfig } from '../config/bench-config.ts'
 import { type FlagStatusLookup, type FlagValues, resolveFlags } from '../config/resolve.ts'
 import { DATASET_RESOLVERS } from '../datasets/registry.ts'
+import { ConfigError } from '../errors.ts'
+import { foreignDatasetFlags } from './dataset-flag-owners.ts'
+import { checkInputValues } from './input-checks.ts'
 
 /**
  * Turn `vllm bench serve` flags into a validated `BenchConfig`. Every problem is reported at once,
@@ -15,5 +18,17 @@ export function resolveServeFlags(
   env: Readonly<Record<string, string | undefined>> = process.env,
   statusOf: FlagStatusLookup = () => 'supported',
 ): BenchConfig {
-  return resolveFlags(flags, DATASET_RESOLVERS, env, statusOf)
+  const name = flags.get('--dataset-name')
+  const foreign = foreignDatasetFlags(flags, typeof name === 'string' ? name : 'random')
+  let config: BenchConfig
+  try {
+    config = resolveFlags(flags, DATASET_RESOLVERS, env, statusOf)
+  } catch (error) {
+    if (error instanceof ConfigError && foreign.length > 0)
+      throw new ConfigError([...error.issues, ...foreign])
+    throw error
+  }
+  const issues = [...foreign, ...checkInputValues(config)]
+  if (issues.length > 0) throw new ConfigError(issues)
+  return config
 }

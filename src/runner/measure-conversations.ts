@@ -7,7 +7,6 @@
  * sent, the turns in flight get the drain time (or the second interrupt) and are then aborted, and
  * what was measured is returned. Rust: multi_turn.rs (§4.12).
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import PQueue from 'p-queue'
 import type { ChatMessage, RequestOutput, RequestRecord } from '../config/records.ts'
 import type { Conversation } from '../datasets/conversation.ts'
@@ -37,6 +36,7 @@ export async function measureConversations(
   const { config, conversations, noHistory, tokenizer } = plan
   const multiTurn = plan.multiTurn
   let monitor: ClientHealthMonitor | undefined
+  let sleeps: ReturnType<typeof abortableSleeps> | undefined
   try {
     const queue = new PQueue({ concurrency: plan.concurrency })
     const schedule = computeSchedule(conversations.length, config.load, config.seed)
@@ -46,6 +46,8 @@ export async function measureConversations(
     const aborted = (): boolean => hooks.signal?.aborted === true
     // One controller per turn in flight, so a stop can abort them after the drain time.
     const inFlight = new Set<AbortController>()
+    sleeps = abortableSleeps(hooks.signal)
+    const sleepUnlessAborted = sleeps.sleep
     monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
     // The dispatch lag of a multi-turn run: how late each conversation started against its schedule.
     const startLagsMs: number[] = []
@@ -65,13 +67,13 @@ export async function measureConversations(
 
     const runConversation = async (conv: Conversation, c: number): Promise<void> => {
       const waitMs = (startS + schedule.offsetsS[c]!) * 1000 - performance.now()
-      if (waitMs > 1) await sleepUnlessAborted(waitMs, hooks.signal)
+      if (waitMs > 1) await sleepUnlessAborted(waitMs)
       const convStartMs = performance.now()
       if (!aborted()) startLagsMs.push(convStartMs - (startS + schedule.offsetsS[c]!) * 1000)
       const history: ChatMessage[] = []
       let cumulative = 0
       for (let t = 0; t < conv.turns.length && !aborted(); t++) {
-        if (t > 0 && multiTurn.delayMs > 0) await sleepUnlessAborted(multiTurn.delayMs, hooks.signal)
+        if (t > 0 && multiTurn.delayMs > 0) await sleepUnlessAborted(multiTurn.delayMs)
         if (aborted()) break
         const turn = conv.turns[t]!
         const messages = noHistory ? [userMessage(turn.message)] : [...history, userMessage(turn.message)]
@@ -145,13 +147,37 @@ export async function measureConversations(
     }
   } finally {
     monitor?.dispose()
+    sleeps?.dispose()
   }
 }
 
-async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await sleep(ms, undefined, signal ? { signal } : undefined)
-  } catch {
-    // Aborted: the caller checks the signal.
+/**
+ * Sleeps that end early when `signal` aborts, all woken by one abort listener: a listener per
+ * sleeping conversation put more than 10 on the run's signal and Node warned of a leak
+ * (`MaxListenersExceededWarning`) on every run of more than 10 conversations with a delay.
+ */
+function abortableSleeps(signal: AbortSignal | undefined): {
+  sleep(ms: number): Promise<void>
+  dispose(): void
+} {
+  const pending = new Set<() => void>()
+  const wake = (): void => {
+    for (const done of pending) done()
+  }
+  signal?.addEventListener('abort', wake, { once: true })
+  return {
+    sleep: (ms) =>
+      signal?.aborted
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const done = (): void => {
+              clearTimeout(timer)
+              pending.delete(done)
+              resolve()
+            }
+            const timer = setTimeout(done, ms)
+            pending.add(done)
+          }),
+    dispose: () => signal?.removeEventListener('abort', wake),
   }
 }

@@ -1,6 +1,13 @@
 import { request } from 'undici'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
 import { EndpointError } from '../errors.ts'
+import {
+  AUX_BODY_LIMITS,
+  type AuxTimeouts,
+  ResponseTooLargeError,
+  readBodyHead,
+  readTextCapped,
+} from '../response-body.ts'
 
 /** `data[0]` of `/v1/models`: `id` is what requests send, `root` is the model id (Python V-ref). */
 export interface ServedModel {
@@ -30,6 +37,12 @@ export async function resolveServedModel(
   return { served, requestModel: endpoint.servedModelName ?? served.name }
 }
 
+/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
+export function lookupTimeoutMs(request: AuxTimeouts): number | undefined {
+  const limitsS = [request.timeoutS, request.readTimeoutS].filter((s) => s !== undefined)
+  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
+}
+
 /** Ask the server which model it serves. Python: get_first_model_from_server (serve.py). */
 export async function fetchFirstModel(endpoint: ResolvedEndpoint, timeoutMs = 30_000): Promise<ServedModel> {
   const url = `${endpoint.baseUrl}/v1/models`
@@ -43,14 +56,18 @@ export async function fetchFirstModel(endpoint: ResolvedEndpoint, timeoutMs = 30
       signal: AbortSignal.timeout(timeoutMs),
     })
     if (response.statusCode !== 200) {
-      const text = await response.body.text()
+      const text = await readBodyHead(response.body, AUX_BODY_LIMITS.messageBytes)
       throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`)
     }
-    body = await response.body.json()
+    const text = await readTextCapped(response.body, AUX_BODY_LIMITS.modelsBytes, `GET ${url}`, {
+      contentLength: response.headers['content-length'],
+    })
+    body = JSON.parse(text)
   } catch (error) {
     throw new EndpointError(
       'SERVEBENCH_ENDPOINT_UNREACHABLE',
-      `Cannot read the served model from ${url}: ${describe(error)}. Is the server running? Pass --model to skip this lookup.`,
+      // An answer over its cap came from a running server: asking whether it runs would mislead.
+      `Cannot read the served model from ${url}: ${describe(error)}.${error instanceof ResponseTooLargeError ? '' : ' Is the server running?'} Pass --model to skip this lookup.`,
       { cause: error },
     )
   }

@@ -1,7 +1,10 @@
 import { request } from 'undici'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
 import { EndpointError } from '../errors.ts'
+import { AUX_BODY_LIMITS, type AuxTimeouts, auxRequestOptions, readBodyHead } from '../response-body.ts'
 import { endpointHeaders } from './model-info.ts'
+
+const RESET_TIMEOUT_MS = 300_000
 
 /**
  * `--reset-prefix-cache`: `POST {base}/reset_prefix_cache` with the run's headers, so a run does
@@ -11,14 +14,19 @@ import { endpointHeaders } from './model-info.ts'
 export async function resetPrefixCache(
   endpoint: ResolvedEndpoint,
   log: (line: string) => void,
+  timeouts: AuxTimeouts = {},
 ): Promise<void> {
   const url = `${endpoint.baseUrl}/reset_prefix_cache`
   let status: number
   let text: string
   try {
-    const response = await request(url, { method: 'POST', headers: endpointHeaders(endpoint) })
+    const response = await request(url, {
+      method: 'POST',
+      headers: endpointHeaders(endpoint),
+      ...auxRequestOptions(timeouts, RESET_TIMEOUT_MS),
+    })
     status = response.statusCode
-    text = await response.body.text()
+    text = await readBodyHead(response.body, AUX_BODY_LIMITS.messageBytes)
   } catch (error) {
     throw new EndpointError(
       'SERVEBENCH_ENDPOINT_UNREACHABLE',

@@ -84,6 +84,7 @@ export async function prepareConversations(
           headers: endpointHeaders(endpoint),
           mode: config.tokenizer.mode,
           trustRemoteCode: config.tokenizer.trustRemoteCode,
+          timeouts: config.request,
         }),
         stop,
       )

@@ -83,7 +83,7 @@ export async function prepareRun(config: BenchConfig, hooks: RunHooks = {}): Pro
   const log = hooks.log ?? (() => {})
   checkRunInputs(config)
   // Deviation: Rust resets only before sweep points; servebench before every run it makes.
-  if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log)
+  if (config.resetPrefixCache) await resetPrefixCache(config.endpoint, log, config.request)
   if (config.multiTurn) return prepareConversations(config, config.multiTurn, hooks)
   return prepareRequests(config, hooks, log)
 }
@@ -107,6 +107,7 @@ async function prepareRequests(
             headers: endpointHeaders(endpoint),
             mode: config.tokenizer.mode,
             trustRemoteCode: config.tokenizer.trustRemoteCode,
+            timeouts: config.request,
           }),
           stop,
         )
@@ -138,6 +139,7 @@ async function prepareRequests(
             headers: endpointHeaders(endpoint),
             insecure: endpoint.insecure,
             log,
+            timeouts: config.request,
           }),
           stop,
         )
@@ -176,10 +178,13 @@ async function prepareRequests(
       Object.assign(retries, noRetries())
     }
 
-    log('Starting main benchmark run...')
     // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
     const traceOffsets = dataset.sendOffsetsS?.(samples)
-    for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    // A run stopped before it began says nothing about a run that will not start.
+    if (!stop?.aborted) {
+      log('Starting main benchmark run...')
+      for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
+    }
     const schedule = computeSchedule(samples.length, config.load, config.seed)
     const offsetsS = traceOffsets ?? schedule.offsetsS
     const probe = toRequest({ prompt: 'Hi', promptLen: 1, expectedOutputLen: 1 }, `${prefix}probe`)
@@ -249,7 +254,7 @@ async function readyAndWarm(
       ...(stop ? { signal: stop } : {}),
     },
   )
-  log('Warmup run completed.')
+  if (!stop?.aborted) log('Warmup run completed.')
 }
 
 function orUndefined<T>(value: T | typeof ABORTED): T | undefined {

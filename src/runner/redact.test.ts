@@ -53,3 +53,31 @@ describe('redactDeep', () => {
     )
   })
 })
+
+describe('redactSecrets: encoded echoes', () => {
+  const key = 'sk-proj-0123456789abcdef'
+
+  it('blanks the key with any of its characters JSON-escaped or percent-encoded', () => {
+    expect(redactSecrets('{"m":"key sk\\u002dproj-0123456789abcdef"}', [key])).toBe('{"m":"key [redacted]"}')
+    expect(redactSecrets('k=sk%2Dproj%2d0123456789abcdef&x', [key])).toBe('k=[redacted]&x')
+    expect(redactSecrets('\\u0073\\u006B-proj-0123456789abcdef!', [key])).toBe('[redacted]!')
+  })
+
+  it('blanks its base64 at every offset inside a longer base64 text, in both alphabets', () => {
+    for (const before of ['', 'a', 'ab', 'Bearer ']) {
+      for (const encoding of ['base64', 'base64url'] as const) {
+        const text = Buffer.from(`${before}${key} and more`).toString(encoding)
+        const clean = redactSecrets(text, [key])
+        expect(clean).toContain(REDACTED)
+        expect(Buffer.from(clean.replace(REDACTED, ''), encoding).toString('latin1')).not.toContain(
+          '0123456789',
+        )
+      }
+    }
+  })
+
+  it('leaves texts without the key as they are', () => {
+    const text = 'a 100% \\n normal text, YWJjZGVm'
+    expect(redactSecrets(text, [key])).toBe(text)
+  })
+})

@@ -59,11 +59,93 @@ function urlPassword(url: string | undefined): string[] {
   }
 }
 
-/** `text` with every occurrence of each secret replaced by {@link REDACTED}. */
+/**
+ * `text` with every occurrence of each secret replaced by {@link REDACTED}: as written, and as a
+ * server may echo it encoded. Any character of it written as a JSON escape (`sk\u002d…`) or
+ * percent-encoded (`sk%2D…`, in any mix), and its base64 (standard or URL-safe, at any byte
+ * offset inside a longer base64 text, so the characters that carry only its bytes).
+ */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+  for (const secret of secrets) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED)
+    const encoded = encodingsOf(secret)
+    // The escaped forms need a `\` or a `%`; most texts have neither, and skip the pattern.
+    if ((out.includes('\\') || out.includes('%')) && encoded.escaped.test(out)) {
+      out = out.replace(encoded.escaped, REDACTED)
+    }
+    for (const core of encoded.base64) if (out.includes(core)) out = out.split(core).join(REDACTED)
+  }
   return out
+}
+
+/** The encoded forms of one secret: the escape pattern, and its base64 cores. */
+interface SecretEncodings {
+  escaped: RegExp
+  base64: string[]
+}
+
+// Base64 shorter than this may occur by chance in an unrelated text.
+const MIN_BASE64_CORE_CHARS = 8
+const encodings = new Map<string, SecretEncodings>()
+
+function encodingsOf(secret: string): SecretEncodings {
+  let found = encodings.get(secret)
+  if (found === undefined) {
+    found = { escaped: escapedPattern(secret), base64: base64Cores(secret) }
+    encodings.set(secret, found)
+  }
+  // A global pattern keeps its position between calls: start each search at 0.
+  found.escaped.lastIndex = 0
+  return found
+}
+
+/** One pattern that matches the secret with any of its characters JSON-escaped or percent-encoded. */
+function escapedPattern(secret: string): RegExp {
+  const parts: string[] = []
+  for (const char of secret) {
+    const forms = [char.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')]
+    for (const unit of utf16Units(char)) forms.push(`\\\\u${hexPattern(unit, 4)}`)
+    if (char === '/') forms.push('\\\\/')
+    forms.push(Array.from(Buffer.from(char, 'utf8'), (byte) => `%${hexPattern(byte, 2)}`).join(''))
+    parts.push(`(?:${forms.join('|')})`)
+  }
+  return new RegExp(parts.join(''), 'g')
+}
+
+function utf16Units(char: string): number[] {
+  return Array.from({ length: char.length }, (_, i) => char.charCodeAt(i))
+}
+
+/** `value` as `digits` hex digits, each letter matched in either case. */
+function hexPattern(value: number, digits: number): string {
+  return [...value.toString(16).padStart(digits, '0')]
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('')
+}
+
+/**
+ * The base64 characters that carry only the secret's bytes, for each of the three offsets it can
+ * start at inside a longer base64 text, in the standard and URL-safe alphabets.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8')
+  const cores = new Set<string>()
+  for (let offset = 0; offset < 3; offset++) {
+    const text = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '')
+    const total = offset + bytes.length
+    // The first characters mix the offset's bytes in; the last may mix the bytes after it.
+    const skip = [0, 2, 3][offset]!
+    const keep = Math.floor(total / 3) * 4 + [0, 1, 2][total % 3]!
+    const core = text.slice(skip, keep)
+    if (core.length >= MIN_BASE64_CORE_CHARS) {
+      cores.add(core)
+      cores.add(core.replaceAll('+', '-').replaceAll('/', '_'))
+    }
+  }
+  return [...cores]
 }
 
 /** A URL with its user and password (`http://user:pass@host`) replaced by {@link REDACTED}. */

@@ -6,7 +6,7 @@
 import type { BackendRequest } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, SampleRequest } from '../config/records.ts'
-import { resolveServedModel, type ServedModel } from './model-info.ts'
+import { lookupTimeoutMs, resolveServedModel, type ServedModel } from './model-info.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { ABORTED, untilAborted } from './signals.ts'
 
@@ -62,16 +62,10 @@ export async function servedModelUnlessStopped(
   stop: AbortSignal | undefined,
 ): Promise<{ served: ServedModel; requestModel: string }> {
   const { endpoint } = config
-  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config)), stop)
+  const model = await untilAborted(resolveServedModel(endpoint, lookupTimeoutMs(config.request)), stop)
   if (model !== ABORTED) return model
   const name = endpoint.model ?? 'unknown'
   return { served: { name, id: name }, requestModel: endpoint.servedModelName ?? name }
-}
-
-/** The `/v1/models` lookup's timeout: the shorter of `--request-timeout` and `--read-timeout`, else 30 s. */
-function lookupTimeoutMs(config: BenchConfig): number | undefined {
-  const limitsS = [config.request.timeoutS, config.request.readTimeoutS].filter((s) => s !== undefined)
-  return limitsS.length === 0 ? undefined : Math.max(1, Math.min(...limitsS) * 1000)
 }
 
 /**
@@ -95,5 +89,6 @@ export async function checkReady(
   } catch (error) {
     if (!stop?.aborted) throw error
   }
+  if (stop?.aborted) return
   log('Initial test run completed.')
 }

@@ -56,9 +56,9 @@ export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> 
       : undefined
   if (config.profile && !thresholdProfiler) {
     log('Starting profiler...')
-    await callProfiler(config.endpoint, 'start', log)
+    await callProfiler(config.endpoint, 'start', log, config.request)
   }
-  const specBefore = await scrapeSpecDecode(config.endpoint, log)
+  const specBefore = await scrapeSpecDecode(config.endpoint, log, config.request)
   const scrape =
     config.serverMetricsIntervalS !== undefined
       ? startServerScrape(config.endpoint, config.serverMetricsIntervalS, log)
@@ -70,11 +70,11 @@ export async function startRunExtras(ctx: RunExtrasContext): Promise<RunExtras> 
     async finish(run) {
       const probeSummary = await probe?.stop()
       const serverMetrics = await scrape?.stop()
-      const specAfter = specBefore ? await scrapeSpecDecode(config.endpoint, log) : undefined
+      const specAfter = specBefore ? await scrapeSpecDecode(config.endpoint, log, config.request) : undefined
       if (thresholdProfiler) await thresholdProfiler.finish()
       else if (config.profile) {
         log('Stopping profiler...')
-        await callProfiler(config.endpoint, 'stop', log)
+        await callProfiler(config.endpoint, 'stop', log, config.request)
       }
       const specDecode = specDecodeDelta(specBefore, specAfter)
       const extra = extraResultKeys({

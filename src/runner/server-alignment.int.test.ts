@@ -98,13 +98,18 @@ describe('fitting random prompts to the server tokenizer', () => {
   })
 
   it.each([
-    ['is not served', (res: ServerResponse) => res.writeHead(404).end()],
+    [
+      'is not served',
+      (res: ServerResponse) => res.writeHead(404).end(),
+      'POST /tokenize answered 404 without a content type',
+    ],
     // Headers, then a body that never ends: waiting for it would hang the run before it starts.
     [
       'answers an endless event stream',
       (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders(),
+      'POST /tokenize answered 200 text/event-stream',
     ],
-  ])('warns and keeps the prompts when /tokenize %s', async (_what, answer) => {
+  ])('warns and keeps the prompts when /tokenize %s', async (_what, answer, why) => {
     const bare: TestServer = await startHttpServer((_req, res) => answer(res))
     try {
       const lines: string[] = []
@@ -116,7 +121,7 @@ describe('fitting random prompts to the server tokenizer', () => {
         log: (line) => lines.push(line),
       })
       expect(out).toBe(samples)
-      expect(lines).toEqual(['WARNING: /tokenize unavailable, skipping alignment.'])
+      expect(lines).toEqual(['WARNING: /tokenize unavailable, skipping alignment.', `servebench: ${why}`])
     } finally {
       await bare.close()
     }

@@ -1,6 +1,14 @@
 import PQueue from 'p-queue'
 import { Agent, type Dispatcher, request } from 'undici'
 import type { SampleRequest } from '../config/records.ts'
+import {
+  type AuxTimeouts,
+  auxRequestOptions,
+  detokenizeReplyMaxBytes,
+  isAuxTimeout,
+  readTextCapped,
+  tokenizeReplyMaxBytes,
+} from '../response-body.ts'
 
 /** Cut-and-count rounds per prompt when a cut prompt re-encodes to another length. */
 const MAX_FIT_ROUNDS = 4
@@ -21,7 +29,12 @@ export interface ServerAlignmentOptions {
   log(line: string): void
   /** @default ALIGNMENT_CONCURRENCY */
   concurrency?: number
+  /** The run's `--request-timeout` and `--read-timeout`, per exchange. @default 300 s (aiohttp's 5 minutes) */
+  timeouts?: AuxTimeouts
 }
+
+/** undici's default, which stands for aiohttp's 5 minutes when the run sets no timeout. */
+const DEFAULT_EXCHANGE_TIMEOUT_MS = 300_000
 
 /**
  * Python `_align_prompts_to_server_tokenizer` (serve.py, V-ref): the first prompt goes to the
@@ -41,7 +54,6 @@ export async function alignPromptsToServerTokenizer(
   const first = samples[0]
   if (first === undefined || first.promptTokenIds !== undefined || first.promptList !== undefined)
     return samples
-  // undici's default timeouts (300 s) stand for aiohttp's (5 min).
   const dispatcher = new Agent(options.insecure ? { connect: { rejectUnauthorized: false } } : {})
   try {
     return await align(samples, first, options, dispatcher)
@@ -58,12 +70,22 @@ async function align(
 ): Promise<SampleRequest[]> {
   const post = serverPost(options, dispatcher)
   const tokenize = async (prompt: string): Promise<number[]> =>
-    tokenIds((await post('/tokenize', { model: options.model, prompt, add_special_tokens: false })).tokens)
+    tokenIds(
+      (
+        await post(
+          '/tokenize',
+          { model: options.model, prompt, add_special_tokens: false },
+          tokenizeReplyMaxBytes(prompt),
+        )
+      ).tokens,
+    )
   let firstTokens: number[]
   try {
     firstTokens = await tokenize(first.prompt)
-  } catch {
+  } catch (error) {
+    // Python's line, then why (a timeout, an oversized answer, a refusal).
     options.log('WARNING: /tokenize unavailable, skipping alignment.')
+    options.log(`servebench: ${describeExchangeError(error, options.timeouts)}`)
     return samples
   }
   if (firstTokens.length === first.promptLen) return samples
@@ -71,7 +93,11 @@ async function align(
     `WARNING: tokenizer mismatch (server=${firstTokens.length}, expected=${first.promptLen}), re-aligning prompts.`,
   )
   const detokenize = async (tokens: number[]): Promise<string> => {
-    const answer = await post('/detokenize', { model: options.model, tokens })
+    const answer = await post(
+      '/detokenize',
+      { model: options.model, tokens },
+      detokenizeReplyMaxBytes(tokens.length),
+    )
     if (typeof answer.prompt !== 'string') throw new Error('/detokenize answered no "prompt" string')
     return answer.prompt
   }
@@ -102,17 +128,22 @@ async function align(
   return Promise.all(samples.map((sample) => queue.add(() => fitOne(sample).catch(() => sample))))
 }
 
-type Post = (path: '/tokenize' | '/detokenize', body: object) => Promise<Record<string, unknown>>
+type Post = (
+  path: '/tokenize' | '/detokenize',
+  body: object,
+  maxBytes: number,
+) => Promise<Record<string, unknown>>
 
 function serverPost(options: ServerAlignmentOptions, dispatcher: Dispatcher): Post {
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
   const headers = { 'content-type': 'application/json', ...options.headers }
-  return async (path, body) => {
+  return async (path, body, maxBytes) => {
     const response = await request(`${baseUrl}${path}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
       dispatcher,
+      ...auxRequestOptions(options.timeouts ?? {}, DEFAULT_EXCHANGE_TIMEOUT_MS),
     })
     // A failed or non-JSON answer (an SSE stream, an HTML page from a proxy) is not read on: its
     // body may never end.
@@ -123,7 +154,9 @@ function serverPost(options: ServerAlignmentOptions, dispatcher: Dispatcher): Po
       response.body.destroy()
       throw new Error(`POST ${path} answered ${response.statusCode} ${type || 'without a content type'}`)
     }
-    const text = await response.body.text()
+    const text = await readTextCapped(response.body, maxBytes, `POST ${path}`, {
+      contentLength: response.headers['content-length'],
+    })
     const parsed: unknown = JSON.parse(text)
     if (typeof parsed !== 'object' || parsed === null) throw new Error(`POST ${path} answered no object`)
     return parsed as Record<string, unknown>
@@ -134,4 +167,18 @@ function tokenIds(value: unknown): number[] {
   if (!Array.isArray(value) || !value.every(Number.isInteger))
     throw new Error('/tokenize answered no "tokens" list')
   return value as number[]
+}
+
+/** Why the first `/tokenize` failed, in words: a timeout names the flag that set it. */
+function describeExchangeError(error: unknown, timeouts: AuxTimeouts | undefined): string {
+  if (isAuxTimeout(error)) {
+    const flag =
+      timeouts?.timeoutS !== undefined
+        ? `--request-timeout ${timeouts.timeoutS}`
+        : timeouts?.readTimeoutS !== undefined
+          ? `--read-timeout ${timeouts.readTimeoutS}`
+          : `${DEFAULT_EXCHANGE_TIMEOUT_MS / 1000} s`
+    return `POST /tokenize got no answer within ${flag}`
+  }
+  return error instanceof Error ? error.message : String(error)
 }

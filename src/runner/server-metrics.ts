@@ -2,11 +2,11 @@ import { request } from 'undici'
 import type { ResolvedEndpoint } from '../config/bench-config.ts'
 import { parsePrometheusText } from '../metrics/prometheus.ts'
 import { readSpecDecodeCounters, type SpecDecodeCounters } from '../metrics/spec-decode.ts'
+import { AUX_BODY_LIMITS, type AuxTimeouts, auxRequestOptions, readTextCapped } from '../response-body.ts'
 import { endpointHeaders } from './model-info.ts'
 
 // A /metrics page answers in milliseconds; waiting longer only delays the run (and a stop signal).
 const SCRAPE_TIMEOUT_MS = 5_000
-const MAX_METRICS_BYTES = 16 * 1024 * 1024
 
 /**
  * `GET {base}/metrics` (with the run's headers) and the speculative-decoding counters in it.
@@ -17,8 +17,9 @@ const MAX_METRICS_BYTES = 16 * 1024 * 1024
 export async function scrapeSpecDecode(
   endpoint: ResolvedEndpoint,
   warn: (line: string) => void = () => {},
+  timeouts: AuxTimeouts = {},
 ): Promise<SpecDecodeCounters | undefined> {
-  const text = await scrapeMetricsText(endpoint)
+  const text = await scrapeMetricsText(endpoint, timeouts)
   if (text === undefined) return undefined
   try {
     return readSpecDecodeCounters(parsePrometheusText(text).samples)
@@ -28,13 +29,23 @@ export async function scrapeSpecDecode(
   }
 }
 
-/** The `/metrics` body, or undefined when the server does not answer 200. */
-export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<string | undefined> {
+/**
+ * The `/metrics` body, or undefined when the server does not answer 200 in time (5 s, or the run's
+ * shorter `--request-timeout` / `--read-timeout`) with at most 16 MiB of Prometheus text.
+ */
+export async function scrapeMetricsText(
+  endpoint: ResolvedEndpoint,
+  timeouts: AuxTimeouts = {},
+): Promise<string | undefined> {
+  const shorter = (s: number | undefined): number =>
+    Math.min(SCRAPE_TIMEOUT_MS / 1000, s ?? Number.POSITIVE_INFINITY)
   try {
     const response = await request(`${endpoint.baseUrl}/metrics`, {
       headers: endpointHeaders(endpoint),
-      headersTimeout: SCRAPE_TIMEOUT_MS,
-      bodyTimeout: SCRAPE_TIMEOUT_MS,
+      ...auxRequestOptions(
+        { timeoutS: shorter(timeouts.timeoutS), readTimeoutS: shorter(timeouts.readTimeoutS) },
+        SCRAPE_TIMEOUT_MS,
+      ),
     })
     if (response.statusCode !== 200) {
       await response.body.dump()
@@ -49,15 +60,9 @@ export async function scrapeMetricsText(endpoint: ResolvedEndpoint): Promise<str
       return undefined
     }
     // A /metrics page is tens of KiB; a server that streams without end is dropped at the cap.
-    const chunks: Buffer[] = []
-    let bytes = 0
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      chunks.push(chunk)
-      bytes += chunk.length
-      // Leaving the loop destroys the body through its iterator, with no stray 'error' event.
-      if (bytes > MAX_METRICS_BYTES) return undefined
-    }
-    return Buffer.concat(chunks).toString('utf8')
+    return await readTextCapped(response.body, AUX_BODY_LIMITS.metricsBytes, 'GET /metrics', {
+      contentLength: response.headers['content-length'],
+    })
   } catch {
     return undefined
   }

@@ -4,6 +4,7 @@ import { lstat, mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile }
 import { dirname, join, relative } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { request } from 'undici'
+import { AUX_BODY_LIMITS, readBodyHead, readTextCapped } from '../response-body.ts'
 import { findCachedFile, hubEndpoint, hubToken, isHubOffline, repoCacheDir } from './hub-cache.ts'
 
 export type RepoType = 'model' | 'dataset'
@@ -123,7 +124,17 @@ export async function listHubFiles(repoId: string, options: HubFileOptions = {})
 /** GET a JSON document from the hub or the datasets-server, with the hub token. Throws a `HubError`. */
 export async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
   const response = await send(url, 'GET', headers)
-  const text = await response.body.text()
+  const ok = response.statusCode >= 200 && response.statusCode < 300
+  let text: string
+  try {
+    text = ok
+      ? await readTextCapped(response.body, AUX_BODY_LIMITS.hubJsonBytes, `GET ${url}`, {
+          contentLength: response.headers['content-length'],
+        })
+      : await readBodyHead(response.body, AUX_BODY_LIMITS.messageBytes)
+  } catch (error) {
+    throw new HubError('network', (error as Error).message, { cause: error })
+  }
   checkStatus(url, response.statusCode, response.headers, text)
   try {
     return JSON.parse(text)
@@ -208,7 +219,7 @@ async function downloadBlob(
       continue
     }
     if (response.statusCode !== 200) {
-      const text = await response.body.text()
+      const text = await readBodyHead(response.body, AUX_BODY_LIMITS.messageBytes)
       checkStatus(current, response.statusCode, response.headers, text)
     }
     await mkdir(dirname(blobPath), { recursive: true })

@@ -4,7 +4,7 @@ import { CHAT_TEMPLATE_FILE } from './chat-template.ts'
 import { findLocalTokenizer, loadHfTokenizer } from './hf.ts'
 import { HubError, hubFile } from './hub.ts'
 import { findCachedFile, hubCacheDir, isRepoId } from './hub-cache.ts'
-import { loadServerTokenizer } from './server.ts'
+import { loadServerTokenizer, type ServerTokenizerOptions } from './server.ts'
 import { isTiktokenEncoding, loadTiktoken, TIKTOKEN_ENCODINGS } from './tiktoken.ts'
 
 /** A loaded tokenizer. Methods are async because the server fallback asks over HTTP. */
@@ -43,6 +43,8 @@ export interface LoadTokenizerOptions {
   mode?: string
   /** `--trust-remote-code`: accepted, unused. */
   trustRemoteCode?: boolean
+  /** The run's timeouts, for the server's `/tokenize` and `/detokenize`. @default 300 s each */
+  timeouts?: ServerTokenizerOptions['timeouts']
   /**
    * True when `id` was named by the user (`--tokenizer`, `endpoint({ tokenizer })`): a name that
    * loads from nowhere is then an error, not a silent fall-back to the server's `/tokenize`
@@ -151,6 +153,7 @@ async function serverStage(
         baseUrl: options.baseUrl,
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.headers !== undefined ? { headers: options.headers } : {}),
+        ...(options.timeouts !== undefined ? { timeouts: options.timeouts } : {}),
       })
     } catch (error) {
       failures.push(`server: ${messageOf(error)}`)

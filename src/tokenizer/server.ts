@@ -1,4 +1,15 @@
 import { request } from 'undici'
+import {
+  AUX_BODY_LIMITS,
+  type AuxTimeouts,
+  auxRequestOptions,
+  auxTimeoutMs,
+  detokenizeReplyMaxBytes,
+  isAuxTimeout,
+  readBodyHead,
+  readTextCapped,
+  tokenizeReplyMaxBytes,
+} from '../response-body.ts'
 import type { Tokenizer } from './index.ts'
 
 export interface ServerTokenizerOptions {
@@ -8,7 +19,12 @@ export interface ServerTokenizerOptions {
   /** Sent as `model` in each body; defaults to `id`. */
   model?: string
   headers?: Record<string, string>
+  /** The run's `--request-timeout` and `--read-timeout`; without them each exchange gets 300 s. */
+  timeouts?: AuxTimeouts
 }
+
+/** undici's default, which stands for aiohttp's 5 minutes when the run sets no timeout. */
+const DEFAULT_EXCHANGE_TIMEOUT_MS = 300_000
 
 /** Rust: the vocabulary size of a server tokenizer is estimated, never asked. */
 const MIN_ESTIMATED_VOCAB_SIZE = 131_072
@@ -24,13 +40,34 @@ export async function loadServerTokenizer(options: ServerTokenizerOptions): Prom
   const model = options.model ?? options.id
   const headers = { 'content-type': 'application/json', ...options.headers }
 
-  const post = async (path: '/tokenize' | '/detokenize', body: object): Promise<Record<string, unknown>> => {
+  // Each answer is capped by what it can hold for its question (response-body.ts), so an endless
+  // or oversized answer fails the exchange instead of filling the memory.
+  const post = async (
+    path: '/tokenize' | '/detokenize',
+    body: object,
+    maxBytes: number,
+  ): Promise<Record<string, unknown>> => {
     const url = `${baseUrl}${path}`
-    const response = await request(url, { method: 'POST', headers, body: JSON.stringify(body) })
-    const text = await response.body.text()
+    let response: Awaited<ReturnType<typeof request>>
+    try {
+      response = await request(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        ...auxRequestOptions(options.timeouts ?? {}, DEFAULT_EXCHANGE_TIMEOUT_MS),
+      })
+    } catch (error) {
+      if (!isAuxTimeout(error)) throw error
+      const { wholeMs } = auxTimeoutMs(options.timeouts ?? {}, DEFAULT_EXCHANGE_TIMEOUT_MS)
+      throw new Error(`POST ${url} got no answer within ${wholeMs / 1000} s`, { cause: error })
+    }
     if (response.statusCode < 200 || response.statusCode >= 300) {
+      const text = await readBodyHead(response.body, AUX_BODY_LIMITS.messageBytes)
       throw new Error(`POST ${url} answered ${response.statusCode}: ${text.slice(0, 200)}`)
     }
+    const text = await readTextCapped(response.body, maxBytes, `POST ${url}`, {
+      contentLength: response.headers['content-length'],
+    })
     const parsed: unknown = JSON.parse(text)
     if (typeof parsed !== 'object' || parsed === null)
       throw new Error(`POST ${url} answered ${text.slice(0, 200)}`)
@@ -38,11 +75,11 @@ export async function loadServerTokenizer(options: ServerTokenizerOptions): Prom
   }
 
   const encode = async (text: string, encodeOptions?: { addSpecialTokens?: boolean }): Promise<number[]> => {
-    const answer = await post('/tokenize', {
-      model,
-      prompt: text,
-      add_special_tokens: encodeOptions?.addSpecialTokens ?? false,
-    })
+    const answer = await post(
+      '/tokenize',
+      { model, prompt: text, add_special_tokens: encodeOptions?.addSpecialTokens ?? false },
+      tokenizeReplyMaxBytes(text),
+    )
     const tokens = answer.tokens
     if (!Array.isArray(tokens) || !tokens.every(Number.isInteger)) {
       throw new Error(`POST ${baseUrl}/tokenize answered no "tokens" array`)
@@ -50,7 +87,7 @@ export async function loadServerTokenizer(options: ServerTokenizerOptions): Prom
     return tokens as number[]
   }
   const decode = async (ids: readonly number[]): Promise<string> => {
-    const answer = await post('/detokenize', { model, tokens: ids })
+    const answer = await post('/detokenize', { model, tokens: ids }, detokenizeReplyMaxBytes(ids.length))
     if (typeof answer.prompt !== 'string')
       throw new Error(`POST ${baseUrl}/detokenize answered no "prompt" string`)
     return answer.prompt

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { Tiktoken } from 'js-tiktoken/lite'
 import cl100k from 'js-tiktoken/ranks/cl100k_base'
 import { describe, expect, it } from 'vitest'
@@ -24,6 +25,27 @@ describe('tiktoken tokenizers', () => {
       reference.decode(Array.from({ length: 400 }, (_, j) => 40_000 + j)),
     ]
     for (const text of texts) expect(await tokenizer.encode(text)).toEqual(reference.encode(text, 'all'))
+  })
+
+  it('merges long pieces (the heap merge) exactly as js-tiktoken does', async () => {
+    const reference = new Tiktoken(cl100k)
+    const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
+    fc.assert(
+      fc.asyncProperty(
+        fc.string({
+          unit: fc.constantFrom('a', 'b', 'e', 'n', 'r', 'é', 'ß', 'д'),
+          minLength: 120,
+          maxLength: 600,
+        }),
+        async (word) => {
+          expect(await tokenizer.encode(word)).toEqual(reference.encode(word))
+        },
+      ),
+      { seed: 9_120, numRuns: 30 },
+    )
+    for (const run of ['a'.repeat(1_500), 'ab'.repeat(800), 'д'.repeat(400)]) {
+      expect(await tokenizer.encode(run)).toEqual(reference.encode(run))
+    }
   })
 
   it('skips special tokens when decoding unless asked to keep them', async () => {

@@ -143,8 +143,13 @@ function createTiktokenBpe(ranks: TiktokenBPE): TiktokenBpe {
   }
 }
 
+// Longer pieces take the heap: the scan below is quadratic, and one piece of 256 KiB (a run of one
+// letter) took 89 s; the heap takes well under a second. Shorter ones, nearly all, take the scan.
+const HEAP_MERGE_MIN_BYTES = 128
+
 // tiktoken's _byte_pair_merge: repeatedly merge the adjacent pair with the lowest rank (leftmost on ties).
 function bytePairEncode(piece: string, rankOf: Map<string, number>): number[] {
+  if (piece.length >= HEAP_MERGE_MIN_BYTES) return bytePairEncodeHeap(piece, rankOf)
   const bounds: number[] = []
   for (let i = 0; i <= piece.length; i++) bounds.push(i)
   const pairRank = (i: number): number =>
@@ -169,6 +174,110 @@ function bytePairEncode(piece: string, rankOf: Map<string, number>): number[] {
   const out: number[] = []
   for (let i = 0; i < bounds.length - 1; i++) out.push(rankOf.get(piece.slice(bounds[i], bounds[i + 1]))!)
   return out
+}
+
+/**
+ * The same merge in O(n log n): the parts are a linked list (each part by its start), and a heap
+ * holds each adjacent pair by (rank, start), so the lowest-ranked, leftmost pair is taken first as
+ * in the scan. An entry whose part has changed since it was pushed is skipped when it comes up.
+ */
+function bytePairEncodeHeap(piece: string, rankOf: Map<string, number>): number[] {
+  const n = piece.length
+  // next[i]: the start of the part after the part that starts at i (n at the end); -1 once merged away.
+  const next = new Int32Array(n + 1)
+  const prev = new Int32Array(n + 1)
+  const version = new Int32Array(n + 1)
+  for (let i = 0; i <= n; i++) {
+    next[i] = i + 1
+    prev[i] = i - 1
+  }
+  const heap = new PairHeap()
+  const pushPair = (i: number): void => {
+    const j = next[i]!
+    if (j >= n) return
+    const rank = rankOf.get(piece.slice(i, next[j]!))
+    if (rank !== undefined) heap.push(rank, i, version[i]!)
+  }
+  for (let i = 0; i < n - 1; i++) pushPair(i)
+  while (heap.size > 0) {
+    const { start, stamp } = heap.pop()
+    if (next[start] === -1 || stamp !== version[start]) continue
+    // Merge the part at `start` with the one after it.
+    const gone = next[start]!
+    next[start] = next[gone]!
+    if (next[start]! <= n) prev[next[start]!] = start
+    next[gone] = -1
+    version[start]!++
+    pushPair(start)
+    const before = prev[start]!
+    if (before >= 0) {
+      version[before]!++
+      pushPair(before)
+    }
+  }
+  const out: number[] = []
+  for (let i = 0; i < n; i = next[i]!) out.push(rankOf.get(piece.slice(i, next[i]!))!)
+  return out
+}
+
+/** A binary min-heap of pairs by (rank, start): the leftmost of the lowest rank first. */
+class PairHeap {
+  private readonly ranks: number[] = []
+  private readonly starts: number[] = []
+  private readonly stamps: number[] = []
+
+  get size(): number {
+    return this.ranks.length
+  }
+
+  push(rank: number, start: number, stamp: number): void {
+    const { ranks, starts, stamps } = this
+    let i = ranks.length
+    ranks.push(rank)
+    starts.push(start)
+    stamps.push(stamp)
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!this.less(i, parent)) break
+      this.swap(i, parent)
+      i = parent
+    }
+  }
+
+  pop(): { start: number; stamp: number } {
+    const { ranks, starts, stamps } = this
+    const top = { start: starts[0]!, stamp: stamps[0]! }
+    const last = ranks.length - 1
+    this.swap(0, last)
+    ranks.pop()
+    starts.pop()
+    stamps.pop()
+    for (let i = 0; ; ) {
+      const left = 2 * i + 1
+      const right = left + 1
+      let least = i
+      if (left < ranks.length && this.less(left, least)) least = left
+      if (right < ranks.length && this.less(right, least)) least = right
+      if (least === i) break
+      this.swap(i, least)
+      i = least
+    }
+    return top
+  }
+
+  private less(a: number, b: number): boolean {
+    const ra = this.ranks[a]!
+    const rb = this.ranks[b]!
+    return ra < rb || (ra === rb && this.starts[a]! < this.starts[b]!)
+  }
+
+  private swap(a: number, b: number): void {
+    for (const list of [this.ranks, this.starts, this.stamps]) {
+      const t = list[a]!
+      list[a] = list[b]!
+      list[b] = t
+    }
+  }
 }
 
 // UTF-8 bytes as a string of char codes 0–255; ASCII text is already that.

@@ -86,3 +86,62 @@ describe('an unwritable result destination is refused before any request', () =>
     expect(await readdir(dir)).toEqual([])
   })
 })
+
+describe('names cannot write outside --result-dir, and a result is never lost to a name', () => {
+  test.for([
+    [['--label', '../x'], '--label must not hold "/" or "\\": it names the result file (got "../x")'],
+    [
+      ['--label', 'a'.repeat(200)],
+      `--label must be at most 160 bytes: it names the result file (got "${'a'.repeat(76)}…")`,
+    ],
+    [
+      ['--label', 'tab\there'],
+      '--label must not hold control characters: it names the result file (got "tab\\there")',
+    ],
+    [['--result-filename', '../x.json'], 'climbs out of it'],
+    [['--result-filename', '../../../../../../x.json'], 'climbs out of it'],
+    [
+      ['--result-filename', `${'b'.repeat(300)}.json`],
+      '--result-filename names a file of 305 bytes; a file name is at most 255',
+    ],
+  ] as const)('%j is refused before any request (exit 2)', async ([flags, message], { tmpDir }) => {
+    const dir = join(tmpDir, 'results')
+    const run = await runCli([
+      ...hostileFlags(server.baseUrl),
+      '--save-result',
+      '--result-dir',
+      dir,
+      ...flags,
+    ])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(message)
+    expect(server.requests).toHaveLength(0)
+    expect(await readdir(tmpDir)).toEqual([])
+  })
+
+  test('a model id from the server with "..", control characters and 400 characters names a file inside the folder', async ({
+    tmpDir,
+  }) => {
+    const model = `../../evil\u0007${'m'.repeat(400)}`
+    const hostile = await startScriptServer((request, response) => {
+      if (request.url === '/v1/models') {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(JSON.stringify({ data: [{ id: model }] }))
+        return
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.end(`data: ${JSON.stringify({ choices: [{ text: 'hi' }] })}\n\ndata: [DONE]\n\n`)
+    })
+    try {
+      const flags = hostileFlags(hostile.baseUrl, ['--save-result', '--result-dir', tmpDir])
+      flags.splice(flags.indexOf('--model'), 2)
+      const run = await runCli(flags)
+      expect(run.code).toBe(0)
+      const files = await readdir(tmpDir)
+      expect(files).toHaveLength(1)
+      expect(files[0]).toMatch(/^openai-infqps-evil_m{59}-\d{8}-\d{6}\.json$/)
+    } finally {
+      await hostile.close()
+    }
+  })
+})

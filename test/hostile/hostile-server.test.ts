@@ -107,4 +107,20 @@ describe('a hostile server gets its own words in each failure', () => {
     expect(code).toBe(1)
     expect(errors[0]).toMatch(/^Stream error: /)
   })
+
+  test('terminal control sequences in an error reach the console escaped, the file as sent', async ({
+    tmpDir,
+  }) => {
+    const body = 'overloaded \u001b[31mRED\u001b[0m \u001b]0;owned\u0007 \rFAKE LINE\u009b2J'
+    const { errors } = await runHostile(tmpDir, (_q, response) => {
+      response.writeHead(503, { 'content-type': 'text/plain' }).end(body)
+    })
+    expect(errors[0]).toBe(`HTTP 503 Service Unavailable: ${body}`)
+    const run = await runCli([...hostileFlags(server!.baseUrl, ['--num-prompts', '2'])])
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: raw control characters are what must not be printed.
+    expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+    expect(run.stdout).toContain(
+      'Error 0: HTTP 503 Service Unavailable: overloaded \\x1b[31mRED\\x1b[0m \\x1b]0;owned\\x07 \\x0dFAKE LINE\\x9b2J',
+    )
+  })
 })

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { afterEach, describe, expect, test } from 'vitest'
 import {
   DEFAULT_STREAM_LIMITS,
-  eventTooLargeMessage,
+  lineTooLargeMessage,
   outputTooLargeMessage,
   STREAM_LIMIT_ENV,
 } from '../../src/backends/stream-limits.ts'
@@ -78,7 +78,7 @@ describe('a stream that never ends its line', () => {
       expect(result.completed + result.failed).toBe(2)
       expect(result.failed).toBe(2)
       for (const record of records)
-        expect(record.error).toBe(eventTooLargeMessage(DEFAULT_STREAM_LIMITS.maxEventBytes))
+        expect(record.error).toBe(lineTooLargeMessage(DEFAULT_STREAM_LIMITS.maxEventBytes))
       expect(process.memoryUsage().rss - rssBefore).toBeLessThan(RSS_GROWTH_LIMIT_BYTES)
     },
   )
@@ -90,7 +90,7 @@ describe('a stream that never ends its line', () => {
     )
     const { result, records } = await runAgainst(server.baseUrl)
     expect(result.failed).toBe(2)
-    expect(records[0]!.error).toBe(eventTooLargeMessage(256 * 1024))
+    expect(records[0]!.error).toBe(lineTooLargeMessage(256 * 1024))
   })
 
   test('stops keeping text at the configured output limit', async () => {

@@ -18,6 +18,7 @@ import { runBenchmark } from '../../runner/run-benchmark.ts'
 import type { ModeHooks, RunPlan } from '../../runner/run-plan.ts'
 import type { RunHooks, RunOutcome } from '../../runner/run-types.ts'
 import { runSweep } from '../../runner/sweep.ts'
+import { terminalSafe } from '../../terminal-text.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 
 /** A plan that `serve` runs through {@link runServeModes} rather than its single-run path. */
@@ -44,7 +45,7 @@ export function logWritten(file: RunFile, path: string): void {
 export async function runServeModes(plan: ModePlan, hooks: RunHooks): Promise<number> {
   const { config } = plan
   const print = (text: string): void => {
-    process.stdout.write(text)
+    process.stdout.write(terminalSafe(text))
   }
   // --max-failure-ratio warns and --fail-on-error-ratio fails per run: each sweep point, each of
   // --num-runs, the multi-turn run (its turns are its requests).

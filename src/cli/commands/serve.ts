@@ -1,6 +1,7 @@
 import { streamLimitsFrom } from '../../backends/stream-limits.ts'
 import type { BenchConfig } from '../../config/bench-config.ts'
-import { EXIT_CODES } from '../../errors.ts'
+import { ConfigError, EXIT_CODES } from '../../errors.ts'
+import { checkResultNames } from '../../file-names.ts'
 import { dryRunJson } from '../../options/dry-run.ts'
 import { resolveServeFlags } from '../../options/serve-flags.ts'
 import { writeRunFiles } from '../../report/files/run-files.ts'
@@ -10,6 +11,7 @@ import { redactDeep, redactUrl, secretsOf } from '../../runner/redact.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { planRun } from '../../runner/run-plan.ts'
 import { segmentFileOf } from '../../runner/segment-file-of.ts'
+import { terminalSafe } from '../../terminal-text.ts'
 import { clientSaturationFailure, reportFailures } from '../failure-report.ts'
 import { findFlag } from '../flags.ts'
 import { formatServeHelp, formatServeHelpSearch } from '../help.ts'
@@ -39,6 +41,8 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
   streamLimitsFrom(process.env) // A bad SERVEBENCH_MAX_* value is a usage error before anything is sent.
   // Every output destination is checked before the first request (exit 2, nothing sent).
   const { output } = config
+  const badNames = checkResultNames({ ...output, label: config.label })
+  if (badNames.length > 0) throw new ConfigError(badNames)
   if (output.saveResult || output.appendResult || output.plotTimeline || output.plotDatasetStats) {
     await checkOutputDestination(output)
   }
@@ -60,7 +64,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
       }
       const code = await runServeModes(plan, {
         ...signals,
-        log: (line) => console.log(line),
+        log: (line) => console.log(terminalSafe(line)),
         onRequestEnd: (done, total, request) => progress.update(done, total, request),
       })
       progress.finish()
@@ -69,7 +73,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     }
     const outcome = await runBenchmark(config, {
       ...signals,
-      log: (line) => console.log(line),
+      log: (line) => console.log(terminalSafe(line)),
       onRequestEnd: (done, total, request) => progress.update(done, total, request),
     })
     progress.finish()
@@ -77,7 +81,7 @@ export async function runServeCommand(argv: readonly string[]): Promise<number> 
     // Counted from the records: a pooling result has no `failed` key.
     const failed = records.filter((r) => !r.success).length
     if (outcome.result.completed === 0 && failed > 0) console.error('servebench: All requests failed.')
-    process.stdout.write(formatRunReport(outcome, config))
+    process.stdout.write(terminalSafe(formatRunReport(outcome, config)))
     const { output } = config
     await writeRunFiles(outcome, {
       output,

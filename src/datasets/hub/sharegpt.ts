@@ -7,6 +7,7 @@ import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { hubFile } from '../../tokenizer/hub.ts'
+import { regularFileSize } from '../dataset-file.ts'
 import {
   type DatasetContext,
   type DslFieldTable,
@@ -254,6 +255,8 @@ async function mediaPart(datasetPath: string, media: EntryMedia): Promise<MediaP
 }
 
 export async function readShareGpt(path: string): Promise<string> {
+  // A FIFO or a device would block the run: only a regular file is read.
+  await regularFileSize('sharegpt', path)
   try {
     return await readFile(path, 'utf8')
   } catch (error) {

@@ -1,7 +1,8 @@
 import type { Reader } from '../../config/resolve.ts'
 import { type ConfigIssue, DatasetError } from '../../errors.ts'
+import { readJsonlRows } from '../dataset-file.ts'
 import { flagRow } from '../dataset-module.ts'
-import { fieldError, type JsonlRow, parseJsonl, readDatasetFile } from '../sampling.ts'
+import { fieldError, type JsonlRow } from '../sampling.ts'
 
 /** Python's `--custom-output-len` default. */
 export const DEFAULT_CUSTOM_OUTPUT_LEN = 256
@@ -40,7 +41,7 @@ export const PER_LINE_OUTPUT_LEN = -1
 export async function readCustomJsonl(dataset: string, path: string): Promise<JsonlRow[]> {
   if (!path.endsWith('.jsonl'))
     throw new DatasetError(`${dataset}: --dataset-path must be a .jsonl file (got ${path})`)
-  const rows = parseJsonl(dataset, path, await readDatasetFile(dataset, path))
+  const rows = await readJsonlRows(dataset, path)
   if (rows.length === 0) throw new DatasetError(`${dataset}: ${path} has no lines`)
   return rows
 }

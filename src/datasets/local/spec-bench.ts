@@ -2,8 +2,8 @@ import { type DatasetFlagContext, needsTokenizer, requirePath } from '../../conf
 import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
+import { readJsonlRows } from '../dataset-file.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
-import { parseJsonl, readDatasetFile } from '../sampling.ts'
 import {
   type CommonOptions,
   DISABLE_SHUFFLE,
@@ -86,6 +86,6 @@ export async function generateSpecBench(
   config: SpecBenchDatasetConfig,
   context: DatasetContext,
 ): Promise<SampleRequest[]> {
-  const rows = parseJsonl('spec_bench', config.path, await readDatasetFile('spec_bench', config.path))
+  const rows = await readJsonlRows('spec_bench', config.path)
   return sampleFirstTurns('spec_bench', config.path, rows, config, context)
 }

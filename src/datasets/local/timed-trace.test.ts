@@ -106,7 +106,11 @@ describe('timed_trace dataset', () => {
     )
     const bad = await tmpTrace(['{"timestamp": "soon", "input_length": 4, "output_length": 1}'])
     await expect(generateRequests(trace({ path: bad }), context)).rejects.toThrow(
-      `timed_trace: ${bad}:1: field "timestamp" must be a number (got "soon")`,
+      `timed_trace: ${bad}:1: field "timestamp" must be a non-negative number (got "soon")`,
+    )
+    const early = await tmpTrace(['{"timestamp": -5, "input_length": 4, "output_length": 1}'])
+    await expect(generateRequests(trace({ path: early }), context)).rejects.toThrow(
+      `timed_trace: ${early}:1: field "timestamp" must be a non-negative number (got -5)`,
     )
     const negative = await tmpTrace(['{"timestamp": 0, "input_length": -4, "output_length": 1}'])
     await expect(generateRequests(trace({ path: negative }), context)).rejects.toThrow(

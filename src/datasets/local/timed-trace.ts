@@ -5,8 +5,9 @@ import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
+import { readJsonlRows } from '../dataset-file.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
-import { fieldError, parseJsonl, readDatasetFile, typeName } from '../sampling.ts'
+import { fieldError, typeName } from '../sampling.ts'
 import { type CommonOptions, NUM_PROMPTS_FIELD, PATH_FIELD } from '../shared-flags.ts'
 
 /** JSON field names of a timed trace (`--timed-trace-label-*`). */
@@ -224,9 +225,8 @@ export async function generateTimedTrace(
   context: DatasetContext,
 ): Promise<SampleRequest[]> {
   const { tokenizer } = context
-  const text = await readDatasetFile(NAME, config.path)
-  const rows = parseJsonl(NAME, config.path, text, context.numPrompts).map(({ line, value }) =>
-    readTraceRow(config.path, line, value, config.labels),
+  const rows = (await readJsonlRows(NAME, config.path, { limit: context.numPrompts })).map(
+    ({ line, value }) => readTraceRow(config.path, line, value, config.labels),
   )
   if (rows.length === 0) throw new DatasetError(`${NAME}: ${config.path} has no rows`)
   const allowed = tokenizer.allowedTokenIds()
@@ -320,13 +320,14 @@ function readTraceRow(
     return v as number
   }
   const timestamp = need('timestamp')
-  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp))
+  // A trace's timestamps count from its start: a negative one is a broken trace, not an early request.
+  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0)
     throw fieldError(
       NAME,
       path,
       line,
       labels.timestamp,
-      `must be a number (got ${JSON.stringify(timestamp)})`,
+      `must be a non-negative number (got ${JSON.stringify(timestamp)})`,
     )
   const rawHashes = labels.hashIds in value ? value[labels.hashIds] : []
   if (!Array.isArray(rawHashes))

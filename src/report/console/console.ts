@@ -6,6 +6,7 @@ import type { PercentileMetric } from '../../config/bench-config.ts'
 import { PERCENTILE_METRICS } from '../../config/bench-config.ts'
 import { percentileWord } from '../../metrics/calculate.ts'
 import { pyFixed } from '../../metrics/py-number.ts'
+import { terminalSafe } from '../../terminal-text.ts'
 import type { BenchResult } from '../result/result-types.ts'
 
 /** What decides which rows and sections {@link formatResultTable} prints. */
@@ -163,7 +164,7 @@ export function formatFailedRequests(errors: readonly string[]): string {
   if (failed.length === 0) return ''
   const lines = ['Failed requests during benchmark run detected (capping to 10):']
   failed.slice(0, MAX_LISTED_ERRORS).forEach((error, i) => {
-    lines.push(`Error ${i}: ${error}`)
+    lines.push(`Error ${i}: ${terminalSafe(error)}`)
   })
   return lines.join('\n')
 }

@@ -6,6 +6,7 @@
  * wants and prints the paths in its own words.
  */
 import type { OutputConfig } from '../../config/bench-config.ts'
+import { MAX_LABEL_BYTES, safeFileNamePart } from '../../file-names.ts'
 import { buildTimelineHtml, type TimelineOptions } from '../html/timeline-html.ts'
 import { datasetStatsInput, datasetStatsPng } from '../plot/dataset-stats-plot.ts'
 import { type MultiRunSummary, multiRunJson } from '../result/multi-run.ts'
@@ -138,7 +139,7 @@ export async function writeSweepFile(
 ): Promise<string | undefined> {
   const first = sweep.points[0]?.result
   if (!first) return undefined
-  const name = `${options.label ?? first.backend}-sweep-${sweep.parameter}-${baseModel(first)}-${first.date}.json`
+  const name = `${safeFileNamePart(options.label ?? first.backend, MAX_LABEL_BYTES)}-sweep-${sweep.parameter}-${baseModel(first)}-${first.date}.json`
   return writeSummaryJson(sweepJson(sweep.parameter, sweep.points), options.output, name)
 }
 
@@ -152,10 +153,10 @@ export async function writeMultiRunFile(
 ): Promise<string | undefined> {
   const first = multi.results[0]
   if (!first) return undefined
-  const name = `${options.label ?? first.backend}-multi-run-${multi.results.length}runs-${baseModel(first)}-${first.date}.json`
+  const name = `${safeFileNamePart(options.label ?? first.backend, MAX_LABEL_BYTES)}-multi-run-${multi.results.length}runs-${baseModel(first)}-${first.date}.json`
   return writeSummaryJson(multiRunJson(multi.results, multi.summary), options.output, name)
 }
 
 function baseModel(result: AnyBenchResult): string {
-  return result.model_id.split('/').at(-1) ?? result.model_id
+  return safeFileNamePart(result.model_id.split('/').at(-1) ?? result.model_id)
 }

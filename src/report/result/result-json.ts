@@ -5,6 +5,7 @@
  */
 import type { RampUpConfig } from '../../config/bench-config.ts'
 import type { RequestRecord } from '../../config/records.ts'
+import { MAX_LABEL_BYTES, safeFileNamePart } from '../../file-names.ts'
 import type { BenchmarkMetrics } from '../../metrics/calculate.ts'
 import { pyFloatRepr } from '../../metrics/py-number.ts'
 import type { BenchResult } from './result-types.ts'
@@ -171,11 +172,12 @@ export function resultFilename(
   result: AnyBenchResult,
   config: { label?: string; maxConcurrency?: number },
 ): string {
-  const label = config.label || result.label || result.backend
+  // Parts from a suite's name or a server's model id are made safe to write (file-names.ts).
+  const label = safeFileNamePart(config.label || result.label || result.backend, MAX_LABEL_BYTES)
   const concurrency = config.maxConcurrency ?? result.max_concurrency
   const concurrencyPart =
     concurrency !== null && concurrency !== undefined ? `-concurrency${concurrency}` : ''
-  const model = result.model_id.split('/').at(-1) ?? result.model_id
+  const model = safeFileNamePart(result.model_id.split('/').at(-1) ?? result.model_id)
   const strategy = result.ramp_up_strategy
   if (
     strategy !== undefined &&

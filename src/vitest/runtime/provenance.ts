@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { request } from 'undici'
+import { AUX_BODY_LIMITS, readTextCapped } from '../../response-body.ts'
 
 /** @experimental The provenance stored with a baseline. */
 export interface BaselineProvenance {
@@ -122,7 +123,11 @@ async function getJson(url: string, headers: Record<string, string>): Promise<un
       await response.body.dump()
       return null
     }
-    return await response.body.json()
+    return JSON.parse(
+      await readTextCapped(response.body, AUX_BODY_LIMITS.modelsBytes, `GET ${url}`, {
+        contentLength: response.headers['content-length'],
+      }),
+    )
   } catch {
     return null
   }

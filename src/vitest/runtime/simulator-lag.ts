@@ -1,5 +1,6 @@
 import { request } from 'undici'
 import { parsePrometheusText } from '../../metrics/prometheus.ts'
+import { AUX_BODY_LIMITS, readTextCapped } from '../../response-body.ts'
 
 /**
  * The embedded simulator's lateness during a run. The simulator shares the machine with the
@@ -26,7 +27,9 @@ export async function readStepLag(baseUrl: string): Promise<StepLagReading | und
       await response.body.dump()
       return undefined
     }
-    const { samples } = parsePrometheusText(await response.body.text())
+    const { samples } = parsePrometheusText(
+      await readTextCapped(response.body, AUX_BODY_LIMITS.metricsBytes, 'GET /metrics'),
+    )
     const stat = (name: string): number | undefined =>
       samples.find((s) => s.name === 'servebench_sim_step_lag_seconds' && s.labels.stat === name)?.value
     const sumS = stat('sum')
