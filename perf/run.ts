@@ -14,9 +14,10 @@ import { printPythonPeer } from './python-peer.ts'
 import { measureSimCapacity } from './sim-capacity.ts'
 import { printVersus } from './versus.ts'
 
-// `npm run perf -- client sim dataset dispatch threads gate python split versus` picks sections; none given runs the first four.
+// `npm run perf -- client sim dataset dispatch threads gate python split versus many-core` picks
+// sections; none given runs the first four.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus']
+const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus', 'many-core']
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
@@ -87,6 +88,8 @@ if (wants('gate')) await measureGate()
 if (wants('python')) await printPythonPeer()
 if (wants('split')) await printCostSplit()
 if (wants('versus')) await printVersus()
+// Loaded only when asked for: it also runs alone (`node --import tsx perf/many-core.ts`).
+if (wants('many-core')) await (await import('./many-core.ts')).printManyCore()
 
 type ClientRun = (typeof runs)[number]
 
