@@ -10,6 +10,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { createServer, type Socket } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ConfigError } from '../errors.ts'
 import type { EngineAnswers, EngineAsk, FromEngine, ToEngine } from './engine-peers.ts'
@@ -185,16 +186,45 @@ function noStats(): SimStats {
   return combineStats([])
 }
 
-// On Node 20 a child's entry must be JavaScript: from dist/ it is the compiled file; from the
-// TypeScript sources (Vitest, tsx) the child loads tsx's ESM hooks first.
+// On Node 20 a child's entry must be JavaScript: from dist/ it is the compiled file. From the
+// TypeScript sources the child loads them as this process does: with its loader flags when they
+// load tsx (`tsx`, `node --import tsx`, a global tsx), else (Vitest) with tsx's ESM hooks added,
+// found beside this package or in the working directory.
 function forkEngine(): ChildProcess {
   const here = import.meta.url
   const fromSources = here.endsWith('.ts')
   const entry = fileURLToPath(new URL(fromSources ? './engine-process.ts' : './engine-process.js', here))
-  const execArgv = fromSources ? ['--import', pathToFileURL(createRequire(here).resolve('tsx/esm')).href] : []
+  const loaders = loaderFlags(process.execArgv)
+  const viaTsx = loaders.some((arg) => /\btsx\b/.test(arg))
+  const execArgv = !fromSources ? loaders : viaTsx ? loaders : [...loaders, '--import', tsxEsm(here)]
   return fork(entry, [], {
     execArgv,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
+}
+
+const LOADER_FLAGS = ['--import', '--require', '-r', '--loader', '--experimental-loader']
+
+/** The flags of `argv` that load code, with their values. */
+function loaderFlags(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!LOADER_FLAGS.includes(arg.split('=')[0]!)) continue
+    out.push(arg)
+    if (!arg.includes('=') && i + 1 < argv.length) out.push(argv[++i]!)
+  }
+  return out
+}
+
+function tsxEsm(here: string): string {
+  for (const base of [here, pathToFileURL(join(process.cwd(), 'noop.js')).href]) {
+    try {
+      return pathToFileURL(createRequire(base).resolve('tsx/esm')).href
+    } catch {
+      // Not here: the next place.
+    }
+  }
+  throw new Error('servebench sim runs from its TypeScript sources and needs tsx for its engine processes')
 }

@@ -6,14 +6,12 @@
  * (thread-run.ts). Times come back moved onto the main thread's `performance.now()` (the threads'
  * `performance.timeOrigin` offsets), so records merge exactly as if one thread had sent everything.
  */
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { RequestOutput } from '../../config/records.ts'
 import { workerExecArgv } from '../../datasets/random/generate-pool.ts'
 import type { ClientHealthSummary } from '../../metrics/client-health.ts'
 import { onRunTimeLine } from '../../report/result/merge-shares.ts'
+import { tsWorkerShim } from '../../tsx-location.ts'
 import type { RetryStats } from '../retry.ts'
 import type {
   ClientThreadData,
@@ -274,9 +272,6 @@ function startClientThread(workerData: ClientThreadData): Worker {
   const here = import.meta.url
   const execArgv = workerExecArgv(process.execArgv)
   if (!here.endsWith('.ts')) return new Worker(new URL('./client-thread.js', here), { workerData, execArgv })
-  const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'))
-  const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href
-  const entry = new URL('./client-thread.ts', here).href
-  const shim = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
+  const shim = tsWorkerShim(new URL('./client-thread.ts', here).href, here)
   return new Worker(shim, { eval: true, workerData, execArgv })
 }
