@@ -129,6 +129,13 @@ export async function printManyCore(env: NodeJS.ProcessEnv = process.env): Promi
   const cells: MeasuredCell[] = []
   const startedMs = performance.now()
   try {
+    // One unrecorded run first: the first client would otherwise meet a cold simulator and cold
+    // file caches, and the first cell of the table is the target's.
+    const warm = Math.min(...plan.concurrencies)
+    await servebenchCell(
+      { simUrl: sim.url, concurrency: warm, requests: warm, timeoutMs: plan.cellTimeoutS * 1000 },
+      1,
+    )
     console.log('')
     for (const line of table([]).slice(0, 2)) console.log(line)
     for (const concurrency of plan.concurrencies) {
