@@ -86,6 +86,19 @@ describe('client threads that own their share of the schedule', () => {
     for (const [id, offsetS] of one) expect(three.get(id)).toBeCloseTo(offsetS, 6)
   })
 
+  it('a segment sent by two threads holds its share of the schedule and starts at --start-at', async () => {
+    const config = configFrom(flags(2, ['--segment', '1/2']))
+    const startAtEpochMs = Date.now() + 1_500
+    config.startAtEpochMs = startAtEpochMs
+    const outcome = await runBenchmark(config)
+    // Requests 1, 3, 5, …: the segment's share, dealt again over the two threads.
+    expect(outcome.records.map(idOf)).toEqual(Array.from({ length: 15 }, (_, i) => 2 * i + 1))
+    expect(outcome.scheduleIndexes).toEqual(Array.from({ length: 15 }, (_, i) => 2 * i + 1))
+    // The threads are armed first and start at the shared instant, not before it.
+    expect(outcome.clock!.startEpochMs).toBeGreaterThanOrEqual(startAtEpochMs - 1)
+    for (const r of outcome.records) expect(r.startTimeS).toBeGreaterThanOrEqual(outcome.clock!.startS - 1e-3)
+  })
+
   it('counts progress for every request, with the requests in flight on all threads', async () => {
     const seen: Array<{ done: number; total: number; inFlight: number }> = []
     await runBenchmark(configFrom(flags(3)), {

@@ -92,7 +92,9 @@ export async function sendSchedule<P extends { index: number }>(
 ): Promise<SentSchedule> {
   const { threads } = send
   const share = segmentShare(items, config.segment)
-  if (config.startAtEpochMs !== undefined) await waitForStartAt(config.startAtEpochMs, options.signal)
+  // Client threads are armed first and started at --start-at themselves.
+  if (config.startAtEpochMs !== undefined && !threads)
+    await waitForStartAt(config.startAtEpochMs, options.signal)
   const maxConcurrency = config.load.maxConcurrency
     ? segmentConcurrency(config.load.maxConcurrency, config.segment)
     : undefined
@@ -118,6 +120,7 @@ export async function sendSchedule<P extends { index: number }>(
         drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.forceSignal ? { forceSignal: options.forceSignal } : {}),
+        ...(config.startAtEpochMs !== undefined ? { startAtEpochMs: config.startAtEpochMs } : {}),
         onRequestEnd,
       })
       outcome = sent.outcome

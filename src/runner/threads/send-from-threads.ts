@@ -18,7 +18,7 @@ import type { ClientThreads, ThreadEnd } from './client-threads.ts'
 import type { PortableRequest, ShareItem, ThreadShare } from './messages.ts'
 
 /** How far ahead of the `go` message the shared start lies, so every thread reads it before it is due. */
-export const START_AHEAD_MS = 5
+export const START_AHEAD_MS = 10
 
 /** Options of {@link sendFromThreads}. */
 export interface ThreadSendOptions<P> {
@@ -31,6 +31,11 @@ export interface ThreadSendOptions<P> {
   drainMs: number
   signal?: AbortSignal
   forceSignal?: AbortSignal
+  /**
+   * `--start-at`: the wall-clock start (epoch ms). The threads are armed first and start at it, so
+   * their start-up does not delay it.
+   */
+  startAtEpochMs?: number
   /** After each record arrives; `inFlight` is every thread's latest count together. */
   onRequestEnd?(done: number, ended: { output: RequestOutput; inFlight: number }): void
 }
@@ -102,10 +107,14 @@ export async function sendFromThreads<P>(
     // A run stopped before its start still starts the threads, which then send nothing.
     if (signal?.aborted) run.stop()
     if (forceSignal?.aborted) run.force()
+    const aheadMs =
+      options.startAtEpochMs === undefined || signal?.aborted
+        ? START_AHEAD_MS
+        : Math.max(START_AHEAD_MS, options.startAtEpochMs - Date.now())
     const nowMs = performance.now()
-    startS = (nowMs + START_AHEAD_MS) / 1000
-    startEpochMs = Date.now() + START_AHEAD_MS
-    run.go(performance.timeOrigin + nowMs + START_AHEAD_MS)
+    startS = (nowMs + aheadMs) / 1000
+    startEpochMs = Date.now() + aheadMs
+    run.go(performance.timeOrigin + nowMs + aheadMs)
     ends = await run.ended
   } finally {
     signal?.removeEventListener('abort', onStop)

@@ -54,10 +54,11 @@ export function armShare(
     stop: () => stop.abort(),
     force: () => force.abort(),
     async go(startAtMs) {
+      const startMs = startAtMs - performance.timeOrigin
+      await waitUntil(startMs, stop.signal)
+      // From the start on: a wait for --start-at is not the client's work.
       const monitor = share.clientCheck ? startClientHealthMonitor() : undefined
       try {
-        const startMs = startAtMs - performance.timeOrigin
-        await waitUntil(startMs, stop.signal)
         const outcome = await dispatch(items, (item, signal) => send(item.request, signal), {
           ...(share.maxConcurrency !== undefined ? { maxConcurrency: share.maxConcurrency } : {}),
           signal: stop.signal,
