@@ -110,6 +110,36 @@ describe('client threads that own their share of the schedule', () => {
   })
 })
 
+describe('failures and retries on client threads', () => {
+  let sim: SimServer
+  beforeAll(async () => {
+    sim = await startSimulator({ ttftMs: 10, itlMs: 2 })
+  })
+  afterAll(() => sim.close())
+
+  const run = async (extra: string[]) => {
+    // The ready check is the first generation request; the fault hits a request of the timed run.
+    sim.setFaults(['http500:nth=4'])
+    return runBenchmark(
+      configFrom(smallRunFlags(sim.url, ['--num-prompts', '24', '--client-threads', '2', ...extra])),
+    )
+  }
+
+  it('a failed request on a thread is recorded and counted, with its error text', async () => {
+    const outcome = await run([])
+    expect(outcome.result).toMatchObject({ completed: 23, failed: 1 })
+    const failed = outcome.records.filter((r) => !r.success)
+    expect(failed).toHaveLength(1)
+    expect(failed[0]!.error).toMatch(/500/)
+  })
+
+  it("--max-retries retries on the thread, and the threads' retries add up to the run's", async () => {
+    const outcome = await run(['--max-retries', '1'])
+    expect(outcome.result).toMatchObject({ completed: 24, failed: 0 })
+    expect(outcome.retries).toEqual({ retries: 1, retriedRequests: 1, recovered: 1 })
+  })
+})
+
 describe('a stop reaches every client thread', () => {
   let sim: SimServer
   beforeAll(async () => {
