@@ -164,14 +164,17 @@ export async function printManyCore(env: NodeJS.ProcessEnv = process.env): Promi
       for (const [name, run] of runs) {
         if (name === 'auto' && !plan.threads.includes('auto')) continue
         if ((performance.now() - startedMs) / 1000 > plan.budgetS) {
-          cells.push({
-            ...skippedCell(
-              setup,
-              'servebench',
-              `servebench, ${name}`,
-              `not run: past MANY_CORE_BUDGET_S=${plan.budgetS}`,
-            ),
-          })
+          const [client, label]: [Cell['client'], string] =
+            name === 'python'
+              ? ['python', "vLLM's Python client"]
+              : name === 'segments'
+                ? ['segments', `${plan.segments} segment processes, merged`]
+                : [
+                    'servebench',
+                    `servebench, ${name === 'auto' ? 'auto' : `${name} thread${name === '1' ? '' : 's'}`}`,
+                  ]
+          cells.push(skippedCell(setup, client, label, `not run: past MANY_CORE_BUDGET_S=${plan.budgetS}`))
+          console.log(tableRow(cells.at(-1)!))
           continue
         }
         await sim.idle()
