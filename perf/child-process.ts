@@ -46,3 +46,53 @@ export async function runFreshEntry(entry: string, args: readonly string[]): Pro
   }
   return JSON.parse(last)
 }
+
+/** What a child that may have been stopped wrote, and when it printed a line first matching `mark`. */
+export interface TimedChildOutput extends ChildOutput {
+  /** The child ran past its time and was killed. */
+  timedOut: boolean
+  /** `performance.now()` when `mark` first appeared on its stdout; absent when it never did. */
+  markedAtMs?: number
+}
+
+/**
+ * Runs `command argv` for at most `timeoutMs` (then SIGKILL), collecting what it wrote and noting
+ * when stdout first matched `mark`. Resolves also when it cannot start (code null, the reason in
+ * stderr): the caller reports a failed measurement, never a crash.
+ */
+export function runChildWithin(
+  command: string,
+  argv: readonly string[],
+  options: { timeoutMs: number; mark?: RegExp; env?: NodeJS.ProcessEnv; cwd?: string },
+): Promise<TimedChildOutput> {
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    })
+    let stdout = ''
+    let stderr = ''
+    let timedOut = false
+    let markedAtMs: number | undefined
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, options.timeoutMs)
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c
+      if (markedAtMs === undefined && options.mark?.test(stdout)) markedAtMs = performance.now()
+    })
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c
+    })
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      resolve({ code: null, stdout, stderr: `${command} cannot be started (${error.message})`, timedOut })
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr, timedOut, ...(markedAtMs !== undefined ? { markedAtMs } : {}) })
+    })
+  })
+}

@@ -121,7 +121,8 @@ export async function measureClientOverhead(
     config.numPrompts = requests
     config.load.maxConcurrency = concurrency
     config.numWarmups = options.warmups ?? 0
-    if ((options.clientThreads ?? 1) > 1) config.clientThreads = options.clientThreads!
+    // One thread unless asked: `auto`, the default, would choose by this machine's cores.
+    config.clientThreads = options.clientThreads ?? 1
     if (options.transport !== undefined) config.endpoint.httpTransport = options.transport
     // The self-check would count the threads' time against the main thread's share; off here.
     config.clientCheck = 'off'

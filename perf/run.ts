@@ -1,25 +1,15 @@
 /** `npm run perf`: servebench's own performance figures. Results print as a table and JSON lines. */
 import { cpus, loadavg } from 'node:os'
 import type { HttpTransport } from '../src/config/bench-config.ts'
-import { median } from '../src/metrics/percentile.ts'
-import { printBadInput } from './bad-input.ts'
-import { FLOOR_KINDS, type FloorKind } from './client-floor.ts'
-import { type ClientOverhead, measureClientOverheadFresh, OUTPUT_TOKENS } from './client-overhead.ts'
-import { measureClientThreads } from './client-threads.ts'
-import { printCostSplit } from './cost-split.ts'
-import { printDatasetGeneration } from './dataset-generation.ts'
-import { printDispatchQueue } from './dispatch-queue.ts'
-import { countFromEnv } from './env-count.ts'
-import { measureGate } from './gate.ts'
-import { printHostileMemory } from './hostile-memory.ts'
-import { printPythonPeer } from './python-peer.ts'
-import { measureSimCapacity } from './sim-capacity.ts'
-import { printVersus } from './versus.ts'
+import type { FloorKind } from './client-floor.ts'
+import type { ClientOverhead } from './client-overhead.ts'
 
-// `npm run perf -- client sim dataset dispatch threads gate python split versus hostile-memory bad-input`
-// picks sections; none given runs the first four.
+// Each section is loaded only when it runs: some need development dependencies (a Hugging Face
+// tokenizer file), and `many-core` must run on a production install with tsx alone.
+// `npm run perf -- client sim dataset dispatch threads gate python split versus many-core
+// hostile-memory bad-input` picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus', 'hostile-memory', 'bad-input']
+const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus', 'many-core', 'hostile-memory', 'bad-input']
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
@@ -51,6 +41,7 @@ console.log(
 )
 // `CLIENT_ROUNDS=3` repeats the runs (the order reversed in every other round) and prints each
 // run's medians after them: one run's figures move by ±15% on a shared machine.
+const { countFromEnv } = await import('./env-count.ts')
 const clientRounds = wants('client') ? countFromEnv('CLIENT_ROUNDS', 1) : 0
 if (wants('client'))
   console.log(
@@ -65,12 +56,13 @@ for (let round = 0; round < clientRounds; round++) {
 }
 if (clientRounds > 1) {
   console.log(`  medians of the ${clientRounds} rounds (range):`)
-  for (const [i, run] of runs.entries()) printClientMedians(run, measured[i]!)
+  for (const [i, run] of runs.entries()) await printClientMedians(run, measured[i]!)
 }
 
 if (wants('sim'))
   console.log('simulator capacity: 100-token streams, all decoding at once, client in a separate process')
 for (const streams of wants('sim') ? [500, 1_000, 2_000] : []) {
+  const { measureSimCapacity } = await import('./sim-capacity.ts')
   const r = await measureSimCapacity(streams)
   console.log(
     `  ${String(streams).padStart(5)} streams: step ${r.modelStepMs.toFixed(0)} ms, lag mean ${r.stepLagMeanMs.toFixed(1)} ms max ${r.stepLagMaxMs.toFixed(0)} ms, ` +
@@ -78,20 +70,22 @@ for (const streams of wants('sim') ? [500, 1_000, 2_000] : []) {
   )
   console.log(JSON.stringify({ perf: 'sim-capacity', ...r }))
 }
-if (wants('dataset')) await printDatasetGeneration()
-if (wants('dispatch')) printDispatchQueue()
+if (wants('dataset')) await (await import('./dataset-generation.ts')).printDatasetGeneration()
+if (wants('dispatch')) (await import('./dispatch-queue.ts')).printDispatchQueue()
 if (wants('threads')) {
   console.log(
     'plain undici from worker threads, pool warmed: does a second client thread cut the c=500 tail?',
   )
-  await measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
+  await (await import('./client-threads.ts')).measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
 }
-if (wants('gate')) await measureGate()
-if (wants('python')) await printPythonPeer()
-if (wants('split')) await printCostSplit()
-if (wants('versus')) await printVersus()
-if (wants('hostile-memory')) await printHostileMemory()
-if (wants('bad-input')) await printBadInput()
+if (wants('gate')) await (await import('./gate.ts')).measureGate()
+if (wants('python')) await (await import('./python-peer.ts')).printPythonPeer()
+if (wants('split')) await (await import('./cost-split.ts')).printCostSplit()
+if (wants('versus')) await (await import('./versus.ts')).printVersus()
+// Loaded only when asked for: it also runs alone (`node --import tsx perf/many-core.ts`).
+if (wants('many-core')) await (await import('./many-core.ts')).printManyCore()
+if (wants('hostile-memory')) await (await import('./hostile-memory.ts')).printHostileMemory()
+if (wants('bad-input')) await (await import('./bad-input.ts')).printBadInput()
 
 type ClientRun = (typeof runs)[number]
 
@@ -102,6 +96,7 @@ function describeRun([concurrency, , warmups, threads, transport]: ClientRun): s
 /** One run in a fresh process, printed as it ends. */
 async function printClientRun(run: ClientRun): Promise<ClientOverhead> {
   const [concurrency, requests, warmups, threads, transport] = run
+  const { measureClientOverheadFresh, OUTPUT_TOKENS } = await import('./client-overhead.ts')
   const r = await measureClientOverheadFresh(concurrency, requests, {
     warmups,
     floor: warmups === 0 && threads === 1 && transport === 'lean',
@@ -133,7 +128,9 @@ async function printClientRun(run: ClientRun): Promise<ClientOverhead> {
 }
 
 /** One run's medians over the rounds, and its floors'. */
-function printClientMedians(run: ClientRun, results: readonly ClientOverhead[]): void {
+async function printClientMedians(run: ClientRun, results: readonly ClientOverhead[]): Promise<void> {
+  const { median } = await import('../src/metrics/percentile.ts')
+  const { FLOOR_KINDS } = await import('./client-floor.ts')
   const spread = (values: number[], digits: number): string =>
     `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`
   console.log(

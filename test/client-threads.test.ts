@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchResult } from '../src/report/result/result-types.ts'
 import { prepareRun } from '../src/runner/prepare.ts'
-import { autoClientThreads } from '../src/runner/threads/client-threads.ts'
 import { type SimServer, startSimulator } from '../src/sim/server.ts'
 import { configFrom, runAndWrite, smallRunFlags } from './faults/fault-helpers.ts'
 
@@ -126,10 +125,8 @@ describe('--client-threads', () => {
   it('auto runs and a thread count is checked', async () => {
     const auto = await run('auto', ['--num-prompts', '4', '--http-transport', 'undici'])
     expect(auto.file.completed).toBe(4)
-    expect(auto.file.client_health).toMatchObject({
-      client_threads: autoClientThreads(),
-      http_transport: 'undici',
-    })
+    // Four requests at concurrency 4 are a light load: one thread on any machine.
+    expect(auto.file.client_health).toMatchObject({ client_threads: 1, http_transport: 'undici' })
     expect(() => configFrom(smallRunFlags(sim.url, ['--client-threads', '0']))).toThrow(
       /--client-threads must be an integer from 1 to 64, or auto \(got "0"\)/,
     )

@@ -501,8 +501,8 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--client-threads',
     'string',
     'Client',
-    'Send the requests from N worker threads, each with its own connection pool (auto: one per core less one); the schedule, the FIFO --max-concurrency limit and the clock stay on the main thread.',
-    { default: '1', parity: 'servebench' },
+    'Send and time the requests from N worker threads, each with its own share of the schedule, its slots of --max-concurrency and its own connection pool; the main thread starts, stops and merges them. 1 sends from the main thread; auto chooses from the cores and the offered load (1 on 2 cores or a light load; docs/scaling-the-client.md).',
+    { default: 'auto', parity: 'servebench' },
   ),
   s(
     '--segment',

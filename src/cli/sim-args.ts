@@ -121,6 +121,12 @@ export const SIM_FLAGS: readonly SimFlag[] = [
     kind: 'number',
     help: 'speculative decoding: chance each draft token is accepted (default 0.7)',
   },
+  {
+    name: '--data-parallel-size',
+    key: 'dataParallelSize',
+    kind: 'number',
+    help: "engine processes behind the one port, each independent, as vLLM's data-parallel replicas (default 1)",
+  },
   { name: '--record-timings', key: 'recordTimings', kind: 'boolean', help: 'record event write times' },
   { name: '--api-key', key: 'apiKey', kind: 'string', help: 'require Authorization: Bearer <key>' },
   { name: '--fault', key: 'faults', kind: 'fault', help: faultHelp() },

@@ -210,9 +210,11 @@ export interface BenchConfig {
    */
   clientCheck?: ClientCheckMode
   /**
-   * `--client-threads`: worker threads that send the requests, each with its own connection pool
-   * (runner/threads/); `auto` is one per core less one. undefined or 1 sends from the calling thread.
-   * @default 1
+   * `--client-threads`: worker threads that each send and time a share of the requests, with their
+   * own connection pools (runner/threads/); 1 sends from the calling thread. `auto` (or undefined)
+   * chooses from the cores and the offered load (runner/threads/auto-threads.ts): 1 on a small
+   * machine or a light load.
+   * @default 'auto'
    */
   clientThreads?: number | 'auto'
   /** `--segment i/n` (or `SERVEBENCH_SEGMENT`, `JOB_COMPLETION_INDEX`): send only this share of the schedule. */

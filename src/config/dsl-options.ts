@@ -159,8 +159,10 @@ export interface ServeBenchOptions {
   /** The benchmark fails when more than this fraction of its requests failed (`--fail-on-error-ratio`). 1 never fails on the ratio. @default maxFailureRatio */
   failOnErrorRatio?: number
   /**
-   * Worker threads that send the requests, each with its own connection pool (`--client-threads`);
-   * `'auto'` is one per core less one. @default 1
+   * Worker threads that each send and time a share of the requests, with their own connection
+   * pools (`--client-threads`); 1 sends from the calling thread. `'auto'` chooses from the cores
+   * and the offered load: 1 on a small machine or a light load
+   * (docs/scaling-the-client.md). @default 'auto'
    */
   clientThreads?: number | 'auto'
   /** Vitest timeout of this benchmark in ms. @default the project's testTimeout */

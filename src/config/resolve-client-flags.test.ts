@@ -6,13 +6,23 @@ const resolve = (args: string[], env: Record<string, string> = {}) =>
   resolveServeFlags(parseArgs(['--model', 'm', '--tokenizer', 'cl100k_base', ...args]), env)
 
 describe('--client-threads, --segment, --start-at', () => {
-  it('reads each flag, and 1 thread is the default path', () => {
+  it('reads each flag; auto is the default, and one thread is asked for as 1', () => {
     const config = resolve(['--client-threads', '4', '--segment', '2/4', '--start-at', '1800000000000'])
     expect(config.clientThreads).toBe(4)
     expect(config.segment).toEqual({ index: 2, count: 4, source: '--segment' })
     expect(config.startAtEpochMs).toBe(1_800_000_000_000)
-    expect(resolve(['--client-threads', '1']).clientThreads).toBeUndefined()
+    expect(resolve([]).clientThreads).toBeUndefined()
+    expect(resolve(['--client-threads', '1']).clientThreads).toBe(1)
     expect(resolve(['--client-threads', 'auto']).clientThreads).toBe('auto')
+  })
+
+  it('lets the modes of several runs keep auto and 1, and refuses a thread count with them', () => {
+    expect(resolve(['--num-runs', '3']).numRuns).toBe(3)
+    expect(resolve(['--client-threads', 'auto', '--num-runs', '3']).clientThreads).toBe('auto')
+    expect(resolve(['--client-threads', '1', '--num-runs', '3']).clientThreads).toBe(1)
+    expect(() => resolve(['--client-threads', '2', '--num-runs', '3'])).toThrow(
+      '--client-threads applies to a single run; it cannot be combined with --num-runs',
+    )
   })
 
   it('takes the segment from SERVEBENCH_SEGMENT, then an Indexed Job, and the flag wins', () => {

@@ -23,9 +23,7 @@ export function resolveClientFlags(
         path: '--client-threads',
         message: `must be an integer from 1 to ${MAX_CLIENT_THREADS}, or auto (got "${threads}")`,
       })
-    } else if (value !== 1) {
-      config.clientThreads = value
-    }
+    } else config.clientThreads = value
   }
   const segment = segmentFrom(read.string('--segment'), env, issues)
   if (segment) config.segment = segment
@@ -45,7 +43,8 @@ export function resolveClientFlags(
       message: `applies to generation backends; servebench merge cannot join pooling results (--backend ${config.endpoint.backend})`,
     })
   }
-  if (config.segment || config.clientThreads !== undefined) {
+  // `auto` (the default) sends these modes from one thread; a thread count is refused with them.
+  if (config.segment || (typeof config.clientThreads === 'number' && config.clientThreads > 1)) {
     const mode = config.multiTurn
       ? '--multi-turn'
       : config.sweep

@@ -16,8 +16,16 @@ export interface DispatchOptions {
   drainMs?: number
   /** A second interrupt: abort the requests in flight without waiting out `drainMs`. */
   forceSignal?: AbortSignal
-  /** After each request: how many are done, and the one that just ended with the number still in flight. */
-  onRequestEnd?(done: number, ended: { output: RequestOutput; inFlight: number }): void
+  /**
+   * After each request: how many are done, and the one that just ended (its output and its
+   * complete record) with the number still in flight.
+   */
+  onRequestEnd?(done: number, ended: { output: RequestOutput; record: Dispatched; inFlight: number }): void
+  /**
+   * The run's start, `performance.now() / 1000` of this thread: several client threads given one
+   * start share one time line of intended send times. Defaults to now.
+   */
+  startS?: number
 }
 
 /** A sent request's output plus when it arrived and when it actually started, monotonic seconds. */
@@ -77,7 +85,7 @@ export async function dispatch<T>(
     settle = resolve
     fail = reject
   })
-  const startS = performance.now() / 1000
+  const startS = options.startS ?? performance.now() / 1000
 
   const sendOne = async (i: number): Promise<void> => {
     const controller = new AbortController()
@@ -90,13 +98,14 @@ export async function dispatch<T>(
       inFlight.delete(controller)
     }
     const arrivalTimeS = arrivalTimesS[i]!
-    results[i] = withFields(output, {
+    const record = withFields(output, {
       index: i,
       intendedTimeS: startS + items[i]!.offsetS,
       arrivalTimeS,
       queueTimeS: Math.max(0, output.startTimeS - arrivalTimeS),
     })
-    options.onRequestEnd?.(++done, { output, inFlight: inFlight.size })
+    results[i] = record
+    options.onRequestEnd?.(++done, { output, record, inFlight: inFlight.size })
   }
   const start = (i: number): void => {
     running++

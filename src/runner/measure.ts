@@ -16,8 +16,9 @@ import type { PreparedRequests } from './prepare.ts'
 import { redactSecrets } from './redact.ts'
 import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.ts'
 import type { RequestProgress, RunClock, RunHooks } from './run-types.ts'
-import { clientThreadCount, sendSchedule } from './send-schedule.ts'
+import { sendSchedule } from './send-schedule.ts'
 import type { ClientThreads } from './threads/client-threads.ts'
+import { threadAdvice, threadAdviceLine } from './threads/thread-advice.ts'
 
 /** What the measure stage is told while it sends. */
 export interface MeasureHooks {
@@ -55,9 +56,13 @@ export interface Measured {
 /** The measure stage's contract: a prepared run in, records and timing out. */
 export type MeasureRequests = (plan: PreparedRequests, hooks: MeasureHooks) => Promise<Measured>
 
-/** The measure stage `config` asks for: the client threads' with `--client-threads` above 1, else this thread's. */
+/**
+ * The measure stage `config` asks for: this thread's with `--client-threads 1`, else the client
+ * threads' (which sends from this thread when `auto` chose one thread and the prepare stage
+ * started none).
+ */
 export function measureStageOf(config: BenchConfig): MeasureRequests {
-  return clientThreadCount(config) > 1 ? measureOnClientThreads : measureRequests
+  return config.clientThreads === 1 ? measureRequests : measureOnClientThreads
 }
 
 /**
@@ -70,9 +75,11 @@ export function measureRequests(plan: PreparedRequests, hooks: MeasureHooks = {}
 }
 
 /**
- * {@link measureRequests} from the `--client-threads` worker threads the prepare stage started
- * (and warmed): each request crosses to a thread as plain data; the schedule, the FIFO limit and
- * the clock stay on this thread. A run stopped before the threads started sends nothing.
+ * {@link measureRequests} from the client threads the prepare stage started (and warmed): each
+ * thread gets its share of the schedule and of `--max-concurrency` once, sends and times it on its
+ * own and hands its records back in batches; this thread starts, stops and merges them. Without
+ * threads (`auto` chose one) it sends from this thread. A run stopped before the threads started
+ * sends nothing.
  */
 export function measureOnClientThreads(plan: PreparedRequests, hooks: MeasureHooks = {}): Promise<Measured> {
   return measureThrough(plan, hooks, plan.threads)
@@ -85,8 +92,6 @@ async function measureThrough(
 ): Promise<Measured> {
   const { config, backend, client, requests, secrets, retries } = plan
   const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 }
-  // --client-threads: the threads (started by the prepare stage) send; the schedule, the limit and
-  // the clock stay here.
   const pooling = backend.task === 'pooling'
   const startedMs = performance.now()
   const sent = await sendSchedule(
@@ -103,7 +108,8 @@ async function measureThrough(
           retries,
           signal,
         ),
-      after: (output): RequestOutput => ({ ...output, error: redactSecrets(output.error, secrets) }),
+      redact: (error) => redactSecrets(error, secrets),
+      retries,
     },
     {
       onShareEnd: (done, total, ended) =>
@@ -125,8 +131,11 @@ async function measureThrough(
     ...sent.clientHealth,
     // Each client thread builds its HTTP client from the same options and environment as this one.
     httpTransport: client.transport,
-    clientThreads: threads?.count ?? 1,
+    clientThreads: sent.clientThreads,
   }
+  // A saturated run names the setting that would have kept up (the verdict is the self-check's).
+  const advice = clientHealth && threadAdvice(clientHealth)
+  if (advice) plan.log(threadAdviceLine(advice))
   const records: RequestRecord[] = []
   for (const [k, { index: _, ...output }] of outcome.results.entries()) {
     records.push(

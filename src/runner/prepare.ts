@@ -26,9 +26,11 @@ import { checkReady, requestBuilder, servedModelUnlessStopped } from './request-
 import { noRetries, type RetryStats } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
 import type { RunHooks } from './run-types.ts'
+import { segmentConcurrency, segmentShare } from './segments.ts'
 import { openClientThreads } from './send-schedule.ts'
 import { alignPromptsToServerTokenizer } from './server-alignment.ts'
 import { ABORTED, untilAborted } from './signals.ts'
+import { loadOfSchedule, type OfferedLoad } from './threads/auto-threads.ts'
 import type { ClientThreads } from './threads/client-threads.ts'
 import { trafficLines } from './traffic-lines.ts'
 
@@ -164,6 +166,10 @@ async function prepareRequests(
     const first = samples[0]
     if (!first && !stop?.aborted)
       throw new Error('The dataset produced no requests. This is a bug in servebench.')
+    // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
+    const traceOffsets = dataset.sendOffsetsS?.(samples)
+    const schedule = computeSchedule(samples.length, config.load, config.seed)
+    const offsetsS = traceOffsets ?? schedule.offsetsS
     // Before the timed run, as the tokenizer and the prompts: two threads' start-up (each loads
     // the backends and undici) took 1.1–1.7 s of CPU, which the run's own figures do not include.
     // Before the warm-ups too, which they send.
@@ -171,6 +177,7 @@ async function prepareRequests(
       threads = await openClientThreads(config, {
         connections,
         retries,
+        load: offeredLoad(config, offsetsS, samples, backend.task !== 'pooling'),
         ...(stop ? { signal: stop } : {}),
       })
       await readyAndWarm(config, hooks, { backend, client, threads }, (id) => toRequest(first, id), log)
@@ -178,15 +185,11 @@ async function prepareRequests(
       Object.assign(retries, noRetries())
     }
 
-    // Self-timed traces (timed_trace) replace the computed schedule with their own timestamps.
-    const traceOffsets = dataset.sendOffsetsS?.(samples)
     // A run stopped before it began says nothing about a run that will not start.
     if (!stop?.aborted) {
       log('Starting main benchmark run...')
       for (const line of trafficLines(config.load, traceOffsets !== undefined)) log(line)
     }
-    const schedule = computeSchedule(samples.length, config.load, config.seed)
-    const offsetsS = traceOffsets ?? schedule.offsetsS
     const probe = toRequest({ prompt: 'Hi', promptLen: 1, expectedOutputLen: 1 }, `${prefix}probe`)
     return {
       kind: 'requests',
@@ -255,6 +258,22 @@ async function readyAndWarm(
     },
   )
   if (!stop?.aborted) log('Warmup run completed.')
+}
+
+/** The load this process's share of the schedule offers its client (`--client-threads auto`). */
+function offeredLoad(
+  config: BenchConfig,
+  offsetsS: readonly number[],
+  samples: readonly SampleRequest[],
+  streamed: boolean,
+): OfferedLoad {
+  const { segment } = config
+  const { maxConcurrency } = config.load
+  return loadOfSchedule(
+    segmentShare(offsetsS, segment),
+    segmentShare(samples, segment).map((s) => s.expectedOutputLen),
+    { ...(maxConcurrency ? { maxConcurrency: segmentConcurrency(maxConcurrency, segment) } : {}), streamed },
+  )
 }
 
 function orUndefined<T>(value: T | typeof ABORTED): T | undefined {

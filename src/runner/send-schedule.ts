@@ -1,18 +1,26 @@
 /**
  * The timed run's sending, around `dispatch()`: this process's share of the schedule
- * (`--segment`), the wait for `--start-at`, the requests sent from client threads
- * (`--client-threads`) or from this thread, and the self-check of every thread. It is the seam
- * where run-benchmark.ts hands over the schedule and gets back per-request outputs.
+ * (`--segment`), the wait for `--start-at`, the requests sent from this thread or by client
+ * threads that each own a share of it (`--client-threads`), and the self-check of every thread.
+ * It is the seam where measure.ts hands over the schedule and gets back per-request outputs.
  */
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
 import { type ClientHealthSummary, withThreadHealth } from '../metrics/client-health.ts'
 import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
-import { type DispatchItem, type DispatchOptions, type DispatchOutcome, dispatch } from './dispatcher.ts'
+import {
+  DEFAULT_DRAIN_MS,
+  type DispatchItem,
+  type DispatchOptions,
+  type DispatchOutcome,
+  dispatch,
+} from './dispatcher.ts'
 import type { RetryStats } from './retry.ts'
 import { segmentConcurrency, segmentShare, waitForStartAt } from './segments.ts'
-import { autoClientThreads, type ClientThreads, startClientThreads } from './threads/client-threads.ts'
+import { autoClientThreads, type OfferedLoad } from './threads/auto-threads.ts'
+import { type ClientThreads, startClientThreads } from './threads/client-threads.ts'
 import type { PortableRequest } from './threads/messages.ts'
+import { sendFromThreads } from './threads/send-from-threads.ts'
 
 /** What the timed run sent and measured. */
 export interface SentSchedule {
@@ -22,22 +30,31 @@ export interface SentSchedule {
   clientHealth?: ClientHealthSummary
   /** `Date.now()` when the dispatch started (`outcome.startS` on the monotonic clock). */
   startEpochMs: number
-}
-
-/** How many threads send the timed run: `--client-threads` (`auto`: {@link autoClientThreads}), else 1. */
-export function clientThreadCount(config: BenchConfig): number {
-  return config.clientThreads === 'auto' ? autoClientThreads() : (config.clientThreads ?? 1)
+  /** The threads that sent: 1 from this thread, else the client threads given a share. */
+  clientThreads: number
 }
 
 /**
- * Starts the client threads of `--client-threads`; undefined for one thread. They start before
- * the timed run: each loads the backend code once.
+ * How many threads send the timed run: `--client-threads N`, or for `auto` (the default)
+ * {@link autoClientThreads} of `load`; 1 in the modes that run several measured runs or
+ * conversations (sweeps, `--num-runs`, `--multi-turn`), which send from this thread.
+ */
+export function clientThreadCount(config: BenchConfig, load: OfferedLoad): number {
+  if (typeof config.clientThreads === 'number') return config.clientThreads
+  const several = config.sweep !== undefined || (config.numRuns ?? 1) > 1 || config.multiTurn !== undefined
+  return several ? 1 : autoClientThreads(load)
+}
+
+/**
+ * Starts the client threads of the run (`--client-threads`, `auto` resolved against `load`, this
+ * process's share of it); undefined for one thread. They start before the timed run: each loads
+ * the backend code once.
  */
 export async function openClientThreads(
   config: BenchConfig,
-  options: { connections: number; retries: RetryStats; signal?: AbortSignal },
+  options: { connections: number; retries: RetryStats; load: OfferedLoad; signal?: AbortSignal },
 ): Promise<ClientThreads | undefined> {
-  const count = clientThreadCount(config)
+  const count = clientThreadCount(config, options.load)
   if (count <= 1 || options.signal?.aborted) return undefined
   return startClientThreads({
     threads: count,
@@ -52,8 +69,9 @@ export async function openClientThreads(
 
 /**
  * Sends the schedule (`items`, every request of it, each payload with its schedule `index`): the
- * segment's share, after `--start-at`, through `threads` when given (each payload made portable by
- * `portable`) or `sendHere`, behind the FIFO limit (the segment's share of `--max-concurrency`).
+ * segment's share, after `--start-at`, behind the FIFO limit (the segment's share of
+ * `--max-concurrency`), from this thread (`send.here`) or, given `threads`, by the client threads,
+ * each its own share of it with its slots of the limit (each payload made portable by `portable`).
  */
 export async function sendSchedule<P extends { index: number }>(
   config: BenchConfig,
@@ -62,48 +80,77 @@ export async function sendSchedule<P extends { index: number }>(
     threads: ClientThreads | undefined
     portable(payload: P): PortableRequest
     here(payload: P, signal: AbortSignal): Promise<RequestOutput>
-    /** Applied to every output (secrets redacted). */
-    after(output: RequestOutput): RequestOutput
+    /** The text a recorded error keeps (secrets masked). */
+    redact(error: string): string
+    /** The threads' retries are added here. */
+    retries: RetryStats
   },
-  options: Omit<DispatchOptions, 'maxConcurrency' | 'onRequestEnd'> & {
+  options: Omit<DispatchOptions, 'maxConcurrency' | 'onRequestEnd' | 'startS'> & {
     /** After each request of this process's share; `total` is the share's size. */
     onShareEnd?(done: number, total: number, ended: { output: RequestOutput; inFlight: number }): void
   },
 ): Promise<SentSchedule> {
   const { threads } = send
   const share = segmentShare(items, config.segment)
-  if (config.startAtEpochMs !== undefined) await waitForStartAt(config.startAtEpochMs, options.signal)
+  // Client threads are armed first and started at --start-at themselves.
+  if (config.startAtEpochMs !== undefined && !threads)
+    await waitForStartAt(config.startAtEpochMs, options.signal)
+  const maxConcurrency = config.load.maxConcurrency
+    ? segmentConcurrency(config.load.maxConcurrency, config.segment)
+    : undefined
+  const { onShareEnd, ...dispatchOptions } = options
+  const onRequestEnd = (done: number, ended: { output: RequestOutput; inFlight: number }): void =>
+    onShareEnd?.(done, share.length, ended)
   let monitor: ClientHealthMonitor | undefined
   try {
     monitor =
       config.clientCheck === 'off'
         ? undefined
         : startClientHealthMonitor(undefined, { threadCpu: threads !== undefined })
-    if (monitor) threads?.startHealth()
-    const startEpochMs = Date.now()
-    const { onShareEnd, ...dispatchOptions } = options
-    const outcome = await dispatch(
-      share,
-      (payload, signal) =>
-        (threads ? threads.send(send.portable(payload), signal) : send.here(payload, signal)).then(
-          send.after,
-        ),
-      {
-        ...dispatchOptions,
-        ...(config.load.maxConcurrency
-          ? { maxConcurrency: segmentConcurrency(config.load.maxConcurrency, config.segment) }
-          : {}),
-        onRequestEnd: (done, ended) => onShareEnd?.(done, share.length, ended),
-      },
-    )
-    const mainHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
-    const clientHealth =
-      mainHealth && threads ? withThreadHealth(mainHealth, await threads.stopHealth()) : mainHealth
+    let outcome: DispatchOutcome
+    let startEpochMs: number
+    let clientHealth: ClientHealthSummary | undefined
+    let clientThreads = 1
+    if (threads) {
+      const sent = await sendFromThreads(threads, share, {
+        portable: send.portable,
+        redact: send.redact,
+        ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+        clientCheck: monitor !== undefined,
+        drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.forceSignal ? { forceSignal: options.forceSignal } : {}),
+        ...(config.startAtEpochMs !== undefined ? { startAtEpochMs: config.startAtEpochMs } : {}),
+        onRequestEnd,
+      })
+      outcome = sent.outcome
+      startEpochMs = sent.startEpochMs
+      clientThreads = sent.threads
+      send.retries.retries += sent.retries.retries
+      send.retries.retriedRequests += sent.retries.retriedRequests
+      send.retries.recovered += sent.retries.recovered
+      // The main thread dispatches nothing: each thread's dispatch lags are in its own self-check.
+      const main = monitor?.stop([])
+      clientHealth = main && withThreadHealth(main, sent.health ?? [])
+    } else {
+      startEpochMs = Date.now()
+      outcome = await dispatch(
+        share,
+        (payload, signal) =>
+          send.here(payload, signal).then((output) => {
+            output.error = send.redact(output.error)
+            return output
+          }),
+        { ...dispatchOptions, ...(maxConcurrency !== undefined ? { maxConcurrency } : {}), onRequestEnd },
+      )
+      clientHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
+    }
     return {
       outcome,
       scheduleIndexes: outcome.results.map((r) => share[r.index]!.payload.index),
       ...(clientHealth ? { clientHealth } : {}),
       startEpochMs,
+      clientThreads,
     }
   } finally {
     monitor?.dispose()

@@ -137,6 +137,25 @@ describe('resolveSimOptions', () => {
     const tokenizer = { encode: (t: string) => [...t].map((c) => c.charCodeAt(0)), decode: () => '' }
     expect(resolveSimOptions({ tokenizer }, fakeTokenizer).tokenizer).toBe(tokenizer)
   })
+
+  it('runs one engine by default and checks dataParallelSize, which needs a named tokenizer', () => {
+    expect(resolveSimOptions({}, fakeTokenizer).dataParallelSize).toBe(1)
+    expect(resolveSimOptions({ dataParallelSize: 4 }, fakeTokenizer).dataParallelSize).toBe(4)
+    const tokenizer = { encode: () => [], decode: () => '' }
+    expect(issuesOf(() => resolveSimOptions({ dataParallelSize: 0 }, fakeTokenizer))).toEqual([
+      { path: 'dataParallelSize', message: 'must be an integer between 1 and 64 (got 0)' },
+    ])
+    expect(issuesOf(() => resolveSimOptions({ dataParallelSize: 2, tokenizer }, fakeTokenizer))).toEqual([
+      {
+        path: 'tokenizer',
+        message: 'must be an encoding name with dataParallelSize above 1: each engine process loads its own',
+      },
+    ])
+    expect(issuesOf(() => parseSimArgs(['--data-parallel-size', '1.5']))).toEqual([
+      { path: '--data-parallel-size', message: "must be an integer between 1 and 64 (got '1.5')" },
+    ])
+    expect(parseSimArgs(['--data-parallel-size', '2'])).toEqual({ dataParallelSize: 2 })
+  })
 })
 
 describe('simUsage', () => {

@@ -157,6 +157,14 @@ export interface SimOptions {
    * @default []
    */
   faults?: ReadonlyArray<FaultSpec | string>
+  /**
+   * Engine processes behind the one port, each an independent engine (its own scheduler, KV cache
+   * and HTTP server) as vLLM's data-parallel replicas are (`--data-parallel-size`): connections
+   * are dealt over them, `/metrics` carries each one labelled `engine="i"`, and `stats()` sums
+   * them. Needs a tokenizer given by name: each process loads its own. See docs/simulator.md.
+   * @default 1
+   */
+  dataParallelSize?: number
 }
 
 /** {@link SimOptions} with every default applied and the tokenizer loaded. */
@@ -186,6 +194,7 @@ export interface ResolvedSimOptions {
   recordTimings: boolean
   apiKey: string | undefined
   faults: ResolvedFault[]
+  dataParallelSize: number
 }
 
 /** Defaults of every {@link SimOptions} field that has one. */
@@ -207,6 +216,7 @@ export const DEFAULT_SIM_OPTIONS = {
   seed: 0,
   stopProbability: 0,
   recordTimings: false,
+  dataParallelSize: 1,
 } as const satisfies SimOptions
 
 /** The numeric options and the range each accepts; shared by the option and flag validators. */
@@ -226,6 +236,7 @@ export const SIM_NUMERIC_LIMITS = {
   stopProbability: { integer: false, min: 0, max: 1 },
   specDecodeNumTokens: { integer: true, min: 1, max: 64 },
   specDecodeAcceptanceRate: { integer: false, min: 0, max: 1 },
+  dataParallelSize: { integer: true, min: 1, max: 64 },
 } as const satisfies Record<string, { integer: boolean; min: number; max?: number }>
 
 export type SimNumericOption = keyof typeof SIM_NUMERIC_LIMITS
@@ -254,6 +265,12 @@ export function resolveSimOptions(
     issues.push({
       path: 'tokenizer',
       message: `must be one of ${SIM_TOKENIZER_ENCODINGS.join(', ')} (got '${tokenizerOption}')`,
+    })
+  }
+  if (typeof tokenizerOption !== 'string' && (options.dataParallelSize ?? 1) > 1) {
+    issues.push({
+      path: 'tokenizer',
+      message: 'must be an encoding name with dataParallelSize above 1: each engine process loads its own',
     })
   }
   if (options.model !== undefined && options.model.trim() === '') {
@@ -293,6 +310,7 @@ export function resolveSimOptions(
         : undefined,
     recordTimings: options.recordTimings ?? DEFAULT_SIM_OPTIONS.recordTimings,
     apiKey: options.apiKey,
+    dataParallelSize: options.dataParallelSize ?? DEFAULT_SIM_OPTIONS.dataParallelSize,
   }
 }
 

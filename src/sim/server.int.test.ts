@@ -270,11 +270,11 @@ describe('info routes', () => {
       'vllm:e2e_request_latency_seconds',
     ]) {
       expect(after).toContain(`# TYPE ${h} histogram`)
-      expect(after).toContain(`${h}_bucket{le="+Inf",model_name="servebench/sim-model"}`)
+      expect(after).toContain(`${h}_bucket{engine="0",le="+Inf",model_name="servebench/sim-model"}`)
       expect(metricValue(after, `${h}_count`)).toBeGreaterThan(metricValue(before, `${h}_count`))
     }
     expect(metricValue(after, 'vllm:num_requests_running')).toBe(0)
-    expect(after).toMatch(/^servebench_sim_step_lag_seconds\{stat="max"\} [0-9.e-]+$/m)
+    expect(after).toMatch(/^servebench_sim_step_lag_seconds\{engine="0",stat="max"\} [0-9.e-]+$/m)
   })
 })
 

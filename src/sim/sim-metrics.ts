@@ -1,4 +1,5 @@
 import type { SimCacheStats } from './kv-cache.ts'
+import { engineLabels, type MetricFamily } from './metric-families.ts'
 import type { SpecDecodeSim } from './spec-decode.ts'
 import type { StepLagStats } from './step-clock.ts'
 
@@ -29,15 +30,20 @@ export class SimMetrics {
   /** Speculative-decoding counters, when the simulator drafts (`specDecodeNumTokens`). */
   specDecode: SpecDecodeSim | undefined
 
-  /** Prometheus text format 0.0.4. */
-  render(
+  /**
+   * This engine's families, each sample labelled `engine="<engine>"` and `model_name`, as vLLM labels
+   * every engine of a data-parallel deployment (one engine: `engine="0"`).
+   */
+  families(
     model: string,
+    engine: number,
     gauges: { running: number; waiting: number; lag: StepLagStats; cache?: SimCacheStats },
-  ): string {
-    const label = `model_name=${quoteLabel(model)}`
-    const out: string[] = []
-    const metric = (name: string, type: string, help: string, samples: string[]): void => {
-      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples)
+  ): MetricFamily[] {
+    const { before, after } = engineLabels(engine, model)
+    const label = `${before},${after}`
+    const out: MetricFamily[] = []
+    const metric = (name: string, type: MetricFamily['type'], help: string, samples: string[]): void => {
+      out.push({ name, type, help, samples })
     }
     metric('vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', [
       `vllm:num_requests_running{${label}} ${gauges.running}`,
@@ -81,41 +87,28 @@ export class SimMetrics {
       'Count of successfully processed requests.',
       (Object.keys(this.requestSuccessTotal) as FinishReason[]).map(
         (reason) =>
-          `vllm:request_success_total{finished_reason="${reason}",${label}} ${this.requestSuccessTotal[reason]}`,
+          `vllm:request_success_total{${before},finished_reason="${reason}",${after}} ${this.requestSuccessTotal[reason]}`,
       ),
     )
-    metric(
-      'vllm:time_to_first_token_seconds',
-      'histogram',
-      'Histogram of time to first token in seconds.',
-      this.ttft.samples('vllm:time_to_first_token_seconds', label),
-    )
-    metric(
-      'vllm:inter_token_latency_seconds',
-      'histogram',
-      'Histogram of inter-token latency in seconds.',
-      this.itl.samples('vllm:inter_token_latency_seconds', label),
-    )
-    metric(
-      'vllm:e2e_request_latency_seconds',
-      'histogram',
-      'Histogram of e2e request latency in seconds.',
-      this.e2e.samples('vllm:e2e_request_latency_seconds', label),
-    )
+    const histogram = (name: string, help: string, h: Histogram): void =>
+      metric(name, 'histogram', help, h.samples(name, before, after))
+    histogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', this.ttft)
+    histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', this.itl)
+    histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', this.e2e)
     metric(
       'servebench_sim_step_lag_seconds',
       'gauge',
       'How late simulator engine steps ran compared with their schedule.',
       [
-        `servebench_sim_step_lag_seconds{stat="max"} ${gauges.lag.maxMs / 1000}`,
-        `servebench_sim_step_lag_seconds{stat="recent_mean"} ${gauges.lag.recentMeanMs / 1000}`,
+        `servebench_sim_step_lag_seconds{${before},stat="max"} ${gauges.lag.maxMs / 1000}`,
+        `servebench_sim_step_lag_seconds{${before},stat="recent_mean"} ${gauges.lag.recentMeanMs / 1000}`,
         // Cumulative: a client reads them before and after its run for the mean lag in between.
-        `servebench_sim_step_lag_seconds{stat="sum"} ${(gauges.lag.meanMs * gauges.lag.steps) / 1000}`,
-        `servebench_sim_step_lag_seconds{stat="count"} ${gauges.lag.steps}`,
+        `servebench_sim_step_lag_seconds{${before},stat="sum"} ${(gauges.lag.meanMs * gauges.lag.steps) / 1000}`,
+        `servebench_sim_step_lag_seconds{${before},stat="count"} ${gauges.lag.steps}`,
       ],
     )
-    if (this.specDecode) out.push(...this.specDecode.render(label))
-    return `${out.join('\n')}\n`
+    if (this.specDecode) out.push(...this.specDecode.families(label))
+    return out
   }
 }
 
@@ -139,15 +132,19 @@ class Histogram {
     this.count++
   }
 
-  samples(name: string, label: string): string[] {
+  /** The bucket, sum and count lines, `le` between the labels before and after it in sorted order. */
+  samples(name: string, before: string, after: string): string[] {
     const lines: string[] = []
     let cumulative = 0
     for (let i = 0; i <= this.bounds.length; i++) {
       cumulative += this.counts[i]!
       const le = i < this.bounds.length ? formatBound(this.bounds[i]!) : '+Inf'
-      lines.push(`${name}_bucket{le="${le}",${label}} ${cumulative}`)
+      lines.push(`${name}_bucket{${before},le="${le}",${after}} ${cumulative}`)
     }
-    lines.push(`${name}_sum{${label}} ${this.sum}`, `${name}_count{${label}} ${this.count}`)
+    lines.push(
+      `${name}_sum{${before},${after}} ${this.sum}`,
+      `${name}_count{${before},${after}} ${this.count}`,
+    )
     return lines
   }
 }
@@ -155,8 +152,4 @@ class Histogram {
 /** Python's prometheus_client writes bounds as floats ("1.0", "0.005"). */
 function formatBound(bound: number): string {
   return Number.isInteger(bound) ? `${bound}.0` : String(bound)
-}
-
-function quoteLabel(value: string): string {
-  return `"${value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`
 }

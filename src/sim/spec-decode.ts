@@ -1,4 +1,5 @@
 import { createRng, type Rng } from '../rng.ts'
+import type { MetricFamily } from './metric-families.ts'
 
 /**
  * Simulated speculative decoding: each decode step proposes `numTokens` draft tokens and accepts
@@ -34,30 +35,30 @@ export class SpecDecodeSim {
     return accepted + 1
   }
 
-  /** Prometheus lines, one family per counter, labelled like vLLM's. */
-  render(modelLabel: string): string[] {
-    const label = `engine="0",${modelLabel}`
-    const counter = (name: string, help: string, samples: string[]): string[] => [
-      `# HELP ${name} ${help}`,
-      `# TYPE ${name} counter`,
-      ...samples,
-    ]
+  /** One family per counter, labelled like vLLM's (`labels`: the engine's, `engine="0",model_name="m"`). */
+  families(labels: string): MetricFamily[] {
+    const counter = (name: string, help: string, samples: string[]): MetricFamily => ({
+      name,
+      type: 'counter',
+      help,
+      samples,
+    })
     return [
-      ...counter('vllm:spec_decode_num_drafts', 'Number of spec decoding drafts.', [
-        `vllm:spec_decode_num_drafts_total{${label}} ${this.numDrafts}`,
+      counter('vllm:spec_decode_num_drafts', 'Number of spec decoding drafts.', [
+        `vllm:spec_decode_num_drafts_total{${labels}} ${this.numDrafts}`,
       ]),
-      ...counter('vllm:spec_decode_num_draft_tokens', 'Number of draft tokens.', [
-        `vllm:spec_decode_num_draft_tokens_total{${label}} ${this.numDraftTokens}`,
+      counter('vllm:spec_decode_num_draft_tokens', 'Number of draft tokens.', [
+        `vllm:spec_decode_num_draft_tokens_total{${labels}} ${this.numDraftTokens}`,
       ]),
-      ...counter('vllm:spec_decode_num_accepted_tokens', 'Number of accepted tokens.', [
-        `vllm:spec_decode_num_accepted_tokens_total{${label}} ${this.numAcceptedTokens}`,
+      counter('vllm:spec_decode_num_accepted_tokens', 'Number of accepted tokens.', [
+        `vllm:spec_decode_num_accepted_tokens_total{${labels}} ${this.numAcceptedTokens}`,
       ]),
-      ...counter(
+      counter(
         'vllm:spec_decode_num_accepted_tokens_per_pos',
         'Accepted tokens per draft position.',
         this.acceptedPerPosition.map(
           (count, position) =>
-            `vllm:spec_decode_num_accepted_tokens_per_pos_total{${label},position="${position}"} ${count}`,
+            `vllm:spec_decode_num_accepted_tokens_per_pos_total{${labels},position="${position}"} ${count}`,
         ),
       ),
     ]

@@ -31,6 +31,26 @@ process.exitCode = await runSim(['--model=org/m', '--port', '0', '--decode-base-
     }
   }, 20_000)
 
+  it('--data-parallel-size 2 serves two engines behind the one port and stops them on SIGTERM', async () => {
+    const script = `import { runSim } from ${JSON.stringify(COMMAND)}
+process.exitCode = await runSim(['--data-parallel-size', '2', '--ttft-ms', '5', '--itl-ms', '1'])`
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      const [line] = (await once(child.stdout, 'data')) as [Buffer]
+      const url = /listening on (http:\/\/\S+)/.exec(line.toString())![1]!
+      const metrics = await (await request(`${url}/metrics`)).body.text()
+      expect(metrics).toContain('vllm:num_requests_running{engine="0",model_name="servebench/sim-model"} 0')
+      expect(metrics).toContain('vllm:num_requests_running{engine="1",model_name="servebench/sim-model"} 0')
+      child.kill('SIGTERM')
+      const [code] = await once(child, 'exit')
+      expect(code).toBe(0)
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  }, 30_000)
+
   it('names a port that is taken as a --port problem, not a stack', async () => {
     const taken = createServer()
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))

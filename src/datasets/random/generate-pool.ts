@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { DatasetError } from '../../errors.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
+import { tsWorkerShim } from '../../tsx-location.ts'
 import { buildRandomPrompt, type RandomPromptPlan } from './random-prompts.ts'
 
 /**
@@ -207,10 +205,7 @@ function startWorker(workerData: PromptWorkerData): Worker {
   const here = import.meta.url
   const execArgv = workerExecArgv(process.execArgv)
   if (!here.endsWith('.ts')) return new Worker(new URL('./random-worker.js', here), { workerData, execArgv })
-  const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'))
-  const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href
-  const entry = new URL('./random-worker.ts', here).href
-  const shim = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
+  const shim = tsWorkerShim(new URL('./random-worker.ts', here).href, here)
   return new Worker(shim, { eval: true, workerData, execArgv })
 }
 

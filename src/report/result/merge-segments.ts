@@ -12,6 +12,7 @@ import { type IntendedFamily, intendedDelaysS, intendedStatistics } from '../../
 import { computeSteadyState } from '../../metrics/steady-state.ts'
 import { clientResultKeys } from './client-keys.ts'
 import { steadyStateJson } from './extra-keys.ts'
+import { mergeShares } from './merge-shares.ts'
 import { buildResult, type ResultSetup } from './result-json.ts'
 import type { BenchResult } from './result-types.ts'
 import { SEGMENT_FORMAT, type SegmentFile, type SegmentMetricsOptions } from './segment-file.ts'
@@ -43,19 +44,13 @@ export interface MergedSegments {
 export function mergeSegments(files: readonly ReadSegment[]): MergedSegments {
   const segments = checkSegments(files)
   const origin = Math.min(...segments.map((s) => s.startEpochMs))
-  const records: Array<RequestRecord & { scheduleIndex: number }> = []
-  let endS = 0
-  for (const segment of segments) {
-    const shiftS = (segment.startEpochMs - origin) / 1000
-    endS = Math.max(endS, shiftS + segment.durationS)
-    for (const r of segment.records) {
-      const record = { ...r, startTimeS: r.startTimeS + shiftS, arrivalTimeS: r.arrivalTimeS + shiftS }
-      if (r.intendedTimeS !== undefined) record.intendedTimeS = r.intendedTimeS + shiftS
-      records.push(record)
-    }
-  }
+  const shares = segments.map((segment) => ({
+    shiftS: (segment.startEpochMs - origin) / 1000,
+    records: segment.records,
+  }))
+  const endS = Math.max(0, ...segments.map((s, i) => shares[i]!.shiftS + s.durationS))
   // Schedule order, as one process would have dispatched them.
-  records.sort((a, b) => a.scheduleIndex - b.scheduleIndex)
+  const records = mergeShares(shares, (r) => r.scheduleIndex)
   const plain: RequestRecord[] = records.map(({ scheduleIndex: _, ...r }) => r)
   const first = segments[0]!
   const options = first.metrics

@@ -1,15 +1,17 @@
 /**
- * Worker-thread entry of `--client-threads` (client-threads.ts): one HttpClient (its connection pools) and one stream
- * parser per thread. It sends each request it is given with the run's backend and retry policy and
- * posts the output back; the main thread owns the schedule, the concurrency limit and the clock.
+ * Worker-thread entry of `--client-threads` (client-threads.ts): one HttpClient (its connection
+ * pools) and one stream parser per thread. It sends and times its own share of a timed run
+ * (share-runner.ts) and posts the records back in batches; it also sends one-off requests
+ * (the warm-ups) and posts each output back.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { HttpClient } from '../../backends/http.ts'
 import { getBackend } from '../../backends/index.ts'
+import type { RequestOutput } from '../../config/records.ts'
 import { withFields } from '../../with-fields.ts'
-import { type ClientHealthMonitor, startClientHealthMonitor } from '../client-health.ts'
 import { DEFAULT_RETRY_POLICY, noRetries, type RetryStats, sendWithRetries } from '../retry.ts'
-import type { ClientThreadData, FromClientThread, ToClientThread } from './messages.ts'
+import type { ClientThreadData, FromClientThread, PortableRequest, ToClientThread } from './messages.ts'
+import { type ArmedShare, armShare } from './share-runner.ts'
 
 const data = workerData as ClientThreadData
 const port = parentPort!
@@ -21,23 +23,24 @@ const client = new HttpClient({
 })
 const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: data.maxRetries }
 const inFlight = new Map<number, AbortController>()
-let monitor: ClientHealthMonitor | undefined
+let share: ArmedShare | undefined
 
 const post = (message: FromClientThread): void => port.postMessage(message)
+const send = (request: PortableRequest, signal: AbortSignal, retries: RetryStats): Promise<RequestOutput> =>
+  sendWithRetries(
+    (onEarlyFailure) => backend.send(withFields(request, { signal, onEarlyFailure }), client),
+    policy,
+    retries,
+    signal,
+  )
 
 port.on('message', (message: ToClientThread) => {
   switch (message.kind) {
     case 'send': {
       const controller = new AbortController()
       inFlight.set(message.id, controller)
-      const retries: RetryStats = noRetries()
-      const signal = controller.signal
-      void sendWithRetries(
-        (onEarlyFailure) => backend.send(withFields(message.request, { signal, onEarlyFailure }), client),
-        policy,
-        retries,
-        signal,
-      ).then((output) => {
+      const retries = noRetries()
+      void send(message.request, controller.signal, retries).then((output) => {
         inFlight.delete(message.id)
         post({ kind: 'done', id: message.id, output, retries })
       })
@@ -46,14 +49,20 @@ port.on('message', (message: ToClientThread) => {
     case 'abort':
       inFlight.get(message.id)?.abort(new Error('interrupted'))
       return
-    case 'health-start':
-      monitor?.dispose()
-      monitor = startClientHealthMonitor()
+    case 'run': {
+      const retries = noRetries()
+      share = armShare(message.share, (request, signal) => send(request, signal, retries), post, retries)
+      post({ kind: 'armed' })
       return
-    case 'health-stop':
-      // No dispatch lags here: the main thread releases the requests.
-      if (monitor) post({ kind: 'health', summary: monitor.stop([]) })
-      monitor = undefined
+    }
+    case 'go':
+      void share?.go(message.startAtMs)
+      return
+    case 'stop':
+      share?.stop()
+      return
+    case 'force':
+      share?.force()
       return
   }
 })

@@ -1,34 +1,67 @@
 /**
- * `--client-threads N`: the run's requests sent from N worker threads, each with its own undici
- * pool and stream parser, so the per-chunk work (the client's cost) is spread over cores. The main
- * thread keeps what must be global: the schedule, the FIFO concurrency limit (runner/dispatcher.ts)
- * and the clock. Each output comes back with its times moved onto the main thread's
- * `performance.now()` (the threads' `performance.timeOrigin` offsets), so records merge exactly
- * as if one thread had sent everything.
+ * `--client-threads N`: worker threads that each own a share of the timed run, as `--segment`
+ * processes do: each gets its slice of the seeded schedule and its slots of `--max-concurrency`
+ * once, sends and times them with its own connection pools and stream parser, and posts its
+ * records back in batches. The main thread starts them together, stops them and merges
+ * (thread-run.ts). Times come back moved onto the main thread's `performance.now()` (the threads'
+ * `performance.timeOrigin` offsets), so records merge exactly as if one thread had sent everything.
  */
-import { createRequire } from 'node:module'
-import { availableParallelism } from 'node:os'
-import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { RequestOutput } from '../../config/records.ts'
 import { workerExecArgv } from '../../datasets/random/generate-pool.ts'
-import { type ClientHealthSummary, DEFAULT_CLIENT_HEALTH_THRESHOLDS } from '../../metrics/client-health.ts'
+import type { ClientHealthSummary } from '../../metrics/client-health.ts'
+import { onRunTimeLine } from '../../report/result/merge-shares.ts'
+import { tsWorkerShim } from '../../tsx-location.ts'
 import type { RetryStats } from '../retry.ts'
-import type { ClientThreadData, FromClientThread, PortableRequest, ToClientThread } from './messages.ts'
+import type {
+  ClientThreadData,
+  FromClientThread,
+  PortableRequest,
+  ThreadRecord,
+  ThreadShare,
+  ToClientThread,
+} from './messages.ts'
+
+/** How one thread's share ended, its times on the main thread's clock. */
+export type ThreadEnd =
+  | {
+      kind: 'finished'
+      startS: number
+      endS: number
+      interrupted: boolean
+      retries: RetryStats
+      health?: ClientHealthSummary
+    }
+  | { kind: 'died'; reason: string; atS: number }
+
+/** A timed run dealt to the threads, from arming to the last thread's end. */
+export interface ThreadRun {
+  /** Resolves once every thread holds its share and waits for `go`. */
+  armed: Promise<void>
+  /** Starts every thread at `startAtMs` (`performance.timeOrigin + performance.now()`, ms). */
+  go(startAtMs: number): void
+  stop(): void
+  force(): void
+  /** Each thread's end, in thread order. */
+  ended: Promise<ThreadEnd[]>
+}
 
 /** The threads of one run, ready to send. */
 export interface ClientThreads {
   readonly count: number
   /**
-   * Sends one request on the thread with the fewest in flight. Never rejects: a thread that dies
-   * fails its requests with an error text. Times are on the calling thread's clock.
+   * Sends one request on the thread with the fewest in flight (the warm-ups). Never rejects: a
+   * thread that dies fails its requests with an error text. Times are on the calling thread's clock.
    */
   send(request: PortableRequest, signal: AbortSignal): Promise<RequestOutput>
-  /** Starts each thread's self-check monitor (event-loop delay, CPU, GC). */
-  startHealth(): void
-  /** Each thread's self-check since {@link startHealth}, in thread order. */
-  stopHealth(): Promise<ClientHealthSummary[]>
+  /**
+   * Deals `shares[t]` to thread t (fewer shares than threads leave the rest idle). `onRecords`
+   * gets each batch, moved onto this thread's clock, with the thread's requests in flight.
+   */
+  run(
+    shares: readonly ThreadShare[],
+    onRecords: (thread: number, records: ThreadRecord[], inFlight: number) => void,
+  ): ThreadRun
   /** Stops the threads (their sockets close with them). */
   close(): Promise<void>
 }
@@ -38,16 +71,8 @@ export interface ClientThreadsOptions extends Omit<ClientThreadData, 'connection
   threads: number
   /** The run's concurrency (or its request count when unbounded): split over the threads' pools. */
   connections: number
-  /** Retries of the threads' requests are added here. */
+  /** Retries of the one-off sends are added here. */
   retries: RetryStats
-}
-
-/**
- * `--client-threads auto`: one per core the machine lends, minus one kept for the main thread's
- * dispatch and, in suites, the embedded simulator; at least 1.
- */
-export function autoClientThreads(cores: number = availableParallelism()): number {
-  return Math.max(1, cores - 1)
 }
 
 interface Pending {
@@ -57,13 +82,20 @@ interface Pending {
   startS: number
 }
 
+/** What the main thread routes a thread's run messages to while a run is dealt. */
+interface RunListener {
+  armed(): void
+  records(records: ThreadRecord[], inFlight: number): void
+  ended(end: ThreadEnd): void
+}
+
 interface ThreadState {
   worker: Worker
   /** Add to a thread time (ms) to get the main thread's time (ms). */
   offsetMs: number
   inFlight: number
   pending: Map<number, Pending>
-  health?: (summary: ClientHealthSummary) => void
+  run?: RunListener
   dead?: string
 }
 
@@ -108,32 +140,50 @@ export async function startClientThreads(options: ClientThreadsOptions): Promise
   }
 
   function onMessage(state: ThreadState, message: FromClientThread): void {
-    if (message.kind === 'health') {
-      state.health?.(message.summary)
-      return
+    const shiftS = state.offsetMs / 1000
+    switch (message.kind) {
+      case 'armed':
+        state.run?.armed()
+        return
+      case 'records':
+        state.run?.records(
+          message.records.map((r) => onRunTimeLine(r, shiftS)),
+          message.inFlight,
+        )
+        return
+      case 'finished': {
+        const { kind: _, startS, endS, ...rest } = message
+        state.run?.ended({ kind: 'finished', startS: startS + shiftS, endS: endS + shiftS, ...rest })
+        return
+      }
+      case 'done': {
+        const pending = state.pending.get(message.id)
+        if (!pending) return
+        state.pending.delete(message.id)
+        state.inFlight--
+        pending.signal.removeEventListener('abort', pending.onAbort)
+        retries.retries += message.retries.retries
+        retries.retriedRequests += message.retries.retriedRequests
+        retries.recovered += message.retries.recovered
+        const output = message.output
+        // The thread's monotonic clock onto ours: only the start is absolute, the rest are spans.
+        output.startTimeS += shiftS
+        pending.resolve(output)
+        return
+      }
     }
-    if (message.kind !== 'done') return
-    const pending = state.pending.get(message.id)
-    if (!pending) return
-    state.pending.delete(message.id)
-    state.inFlight--
-    pending.signal.removeEventListener('abort', pending.onAbort)
-    retries.retries += message.retries.retries
-    retries.retriedRequests += message.retries.retriedRequests
-    retries.recovered += message.retries.recovered
-    const output = message.output
-    // The thread's monotonic clock onto ours: only the start is absolute, the rest are spans.
-    output.startTimeS += state.offsetMs / 1000
-    pending.resolve(output)
   }
 
   /** A dead thread fails what it held: a failed request is data, never a crash. */
   function fail(state: ThreadState, t: number, error: unknown): void {
     if (state.dead) return
     state.dead = `client thread ${t} stopped: ${error instanceof Error ? error.message : String(error)}`
+    const atS = performance.now() / 1000
     for (const pending of state.pending.values()) pending.resolve(failedOutput(pending.startS, state.dead))
     state.pending.clear()
-    state.health?.(deadHealth(state.dead))
+    // A thread that dies before it armed counts as armed, so the others are not held.
+    state.run?.armed()
+    state.run?.ended({ kind: 'died', reason: state.dead, atS })
   }
 
   let nextId = 0
@@ -156,20 +206,39 @@ export async function startClientThreads(options: ClientThreadsOptions): Promise
         if (signal.aborted) onAbort()
       })
     },
-    startHealth() {
-      for (const s of states) if (!s.dead) post(s, { kind: 'health-start' })
-    },
-    stopHealth() {
-      return Promise.all(
-        states.map((s) =>
-          s.dead
-            ? deadHealth(s.dead)
-            : new Promise<ClientHealthSummary>((resolve) => {
-                s.health = resolve
-                post(s, { kind: 'health-stop' })
-              }),
-        ),
-      )
+    run(shares, onRecords) {
+      const used = states.slice(0, shares.length)
+      const armed: Array<Promise<void>> = []
+      const ended: Array<Promise<ThreadEnd>> = []
+      used.forEach((state, t) => {
+        let onArmed!: () => void
+        let onEnded!: (end: ThreadEnd) => void
+        armed.push(new Promise<void>((resolve) => (onArmed = resolve)))
+        ended.push(new Promise<ThreadEnd>((resolve) => (onEnded = resolve)))
+        state.run = {
+          armed: onArmed,
+          records: (records, inFlight) => onRecords(t, records, inFlight),
+          ended: (end) => {
+            state.run = undefined
+            onEnded(end)
+          },
+        }
+        if (!state.dead) post(state, { kind: 'run', share: shares[t]! })
+        else {
+          state.run.armed()
+          state.run.ended({ kind: 'died', reason: state.dead, atS: performance.now() / 1000 })
+        }
+      })
+      const each = (message: ToClientThread): void => {
+        for (const state of used) if (!state.dead) post(state, message)
+      }
+      return {
+        armed: Promise.all(armed).then(() => {}),
+        go: (startAtMs) => each({ kind: 'go', startAtMs }),
+        stop: () => each({ kind: 'stop' }),
+        force: () => each({ kind: 'force' }),
+        ended: Promise.all(ended),
+      }
     },
     async close() {
       closing = true
@@ -182,7 +251,8 @@ function post(state: ThreadState, message: ToClientThread): void {
   state.worker.postMessage(message)
 }
 
-function failedOutput(startTimeS: number, error: string): RequestOutput {
+/** The output of a request a dead or closed thread could not send. */
+export function failedOutput(startTimeS: number, error: string): RequestOutput {
   return {
     success: false,
     error,
@@ -196,36 +266,12 @@ function failedOutput(startTimeS: number, error: string): RequestOutput {
   }
 }
 
-/** The self-check of a thread that died: saturated, with the reason. */
-function deadHealth(reason: string): ClientHealthSummary {
-  return {
-    saturated: true,
-    reasons: [reason],
-    durationS: 0,
-    eventLoopDelayP50Ms: 0,
-    eventLoopDelayP99Ms: 0,
-    eventLoopDelayMaxMs: 0,
-    dispatchLagP50Ms: 0,
-    dispatchLagP99Ms: 0,
-    dispatchLagMaxMs: 0,
-    cpuShareOfCore: 0,
-    cpuCount: availableParallelism(),
-    gcCount: 0,
-    gcTotalMs: 0,
-    gcMaxMs: 0,
-    thresholds: { ...DEFAULT_CLIENT_HEALTH_THRESHOLDS },
-  }
-}
-
 // On Node 20 a worker entry must be JavaScript: from dist/ it is the compiled file; from TypeScript
 // sources (Vitest, tsx) a one-line shim registers tsx in the new thread first (as datasets/generate-pool.ts).
 function startClientThread(workerData: ClientThreadData): Worker {
   const here = import.meta.url
   const execArgv = workerExecArgv(process.execArgv)
   if (!here.endsWith('.ts')) return new Worker(new URL('./client-thread.js', here), { workerData, execArgv })
-  const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'))
-  const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href
-  const entry = new URL('./client-thread.ts', here).href
-  const shim = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`
+  const shim = tsWorkerShim(new URL('./client-thread.ts', here).href, here)
   return new Worker(shim, { eval: true, workerData, execArgv })
 }

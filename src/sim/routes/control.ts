@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ConfigError } from '../../errors.ts'
 import type { SimContext } from '../context.ts'
-import { type FaultSpec, resolveFaults } from '../faults.ts'
+import { type FaultSpec, type ResolvedFault, resolveFaults } from '../faults.ts'
 import { readBody, SimHttpError, sendError, sendJson } from './http.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void
@@ -10,8 +10,12 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | vo
  * `/servebench/faults`: `GET` lists the faults in force; `POST` replaces them with a JSON list of
  * fault objects or `--fault` strings and restarts their request count (answers the resolved list);
  * `DELETE` clears them. A bad list is a 400 naming every bad entry, and the faults stay as they were.
+ * `setEverywhere` sets them on every engine (each counts its own requests).
  */
-export function faultRoutes(ctx: SimContext): Partial<Record<string, Handler>> {
+export function faultRoutes(
+  ctx: SimContext,
+  setEverywhere: (faults: ResolvedFault[]) => Promise<void>,
+): Partial<Record<string, Handler>> {
   return {
     GET: (_req, res) => sendJson(res, 200, ctx.faults.list()),
     POST: async (req, res) => {
@@ -30,15 +34,15 @@ export function faultRoutes(ctx: SimContext): Partial<Record<string, Handler>> {
       }
       try {
         const faults = resolveFaults(body as Array<FaultSpec | string>)
-        ctx.faults.set(faults)
+        await setEverywhere(faults)
         sendJson(res, 200, faults)
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
         sendError(res, new SimHttpError(400, error.message))
       }
     },
-    DELETE: (_req, res) => {
-      ctx.faults.set([])
+    DELETE: async (_req, res) => {
+      await setEverywhere([])
       res.writeHead(204)
       res.end()
     },

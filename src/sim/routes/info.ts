@@ -1,4 +1,5 @@
 import type { SimContext } from '../context.ts'
+import type { MetricFamily } from '../metric-families.ts'
 
 const VERSION = '0.0.0+servebench.sim'
 
@@ -42,9 +43,9 @@ export function versionResponse(): unknown {
   return { version: VERSION }
 }
 
-/** `GET /metrics` text. */
-export function metricsText(ctx: SimContext): string {
-  return ctx.metrics.render(ctx.options.model, {
+/** This engine's `/metrics` families, labelled `engine="<engine>"`. */
+export function metricFamilies(ctx: SimContext, engine: number): MetricFamily[] {
+  return ctx.metrics.families(ctx.options.model, engine, {
     running: ctx.engine.runningCount(),
     waiting: ctx.engine.waitingCount(),
     lag: ctx.engine.lag(),
