@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-// The dependency rules of STYLE.md ("Dependency direction"), checked on the import specifiers of src/.
+// The dependency rules of docs/design.md ("Layering"), checked on the import specifiers of src/.
 const SRC = resolve(import.meta.dirname, '../src')
 
 interface Rule {

@@ -90,7 +90,7 @@ describe.for(HTTP_TRANSPORT_CASES)('over %s', (transport) => {
   })
 
   describe('chat stream', () => {
-    // Reference: rust-vllm-bench.md §11.3, first chat vector.
+    // The first vector of the Rust port's chat tests (backends/openai_chat.rs).
     it('times 3 chunks, then 150 ms silence, usage and [DONE]', async () => {
       const url = await serveScript([
         write(delta({ content: 'a' })),

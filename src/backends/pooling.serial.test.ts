@@ -24,7 +24,7 @@ function request(overrides: Partial<BackendRequest> = {}): BackendRequest {
   }
 }
 
-// Reference: rust-vllm-bench.md §2.5 and the pooling vectors of §11.3.
+// After the Rust port's pooling backend and its tests (backends/pooling.rs).
 describe('pooling payloads', () => {
   it('embeddings send the prompt list as input, without truncate_prompt_tokens', () => {
     const body = buildEmbeddingsBody(request({ promptList: ['t1', 't2', 't3'] }))

@@ -28,7 +28,7 @@ function request(overrides: Partial<BackendRequest> = {}): BackendRequest {
 const ev = (type: string, extra: Record<string, unknown> = {}): string =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...extra })}\n\n`
 
-// Reference: rust-vllm-bench.md §11.3, the Responses rows. Each scenario is a list of
+// After the Rust port's Responses tests (backends/openai_responses.rs). Each scenario is a list of
 // [delay before the chunk in ms, chunk text].
 const SCENARIOS: Record<string, Array<[number, string]>> = {
   timed: [

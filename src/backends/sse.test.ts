@@ -12,7 +12,7 @@ function feed(...chunks: Array<string | Uint8Array>): { pushes: string[][]; end:
   return { pushes, end: parser.end() }
 }
 
-// Reference: rust-vllm-bench.md §3 edge-case table (backends/streaming.rs). Our parser returns
+// The edge cases of the Rust port's stream handler and its tests (backends/streaming.rs). Our parser returns
 // `data` payloads, so the comment of the third row yields nothing instead of a message.
 describe('createSseParser: Rust edge cases', () => {
   it('emits a message and [DONE] from one chunk', () => {

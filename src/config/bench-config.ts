@@ -245,7 +245,7 @@ export interface BenchConfig {
   sweepSummaryPercentiles?: number[]
 }
 
-/** LoRA adapters sent as the request's `model` field (Python `--lora-modules`, Rust §1.1). */
+/** LoRA adapters sent as the request's `model` field (Python `--lora-modules`; Rust `cli.rs`). */
 export interface LoraConfig {
   /** Adapter names, in the order given. */
   modules: string[]
@@ -259,7 +259,7 @@ export interface ProfileThresholdConfig {
   durationS: number
 }
 
-/** A sweep over one load parameter (Rust §9.1). */
+/** A sweep over one load parameter (Rust `sweep.rs`). */
 export interface SweepConfig {
   parameter: 'max_concurrency' | 'request_rate'
   /** Concurrencies (integers) or rates (`Infinity` allowed), in the order given. */

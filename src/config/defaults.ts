@@ -29,7 +29,7 @@ export const DEFAULT_POOLING_PERCENTILE_METRICS: readonly PercentileMetric[] = [
 /** Python `--percentile-metrics` default for generation backends. */
 export const DEFAULT_PERCENTILE_METRICS: readonly PercentileMetric[] = ['ttft', 'tpot', 'itl']
 
-/** Python defaults (V-ref parser) for everything a run needs; faces override what the user set. */
+/** Python defaults (the parser of vllm/benchmarks/serve.py) for everything a run needs; faces override what the user set. */
 // The dataset type stays `random` so callers can set its fields without narrowing.
 export function defaultBenchConfig(): BenchConfig & { dataset: Extract<DatasetConfig, { kind: 'random' }> } {
   return {

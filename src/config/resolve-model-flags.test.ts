@@ -41,7 +41,7 @@ describe('--lora-modules and --lora-assignment', () => {
 })
 
 describe('--max-model-len', () => {
-  // Rust §11.2: 0 is an error; 4096 is kept.
+  // Vectors of the Rust port's config tests (config.rs): 0 is an error; 4096 is kept.
   it('keeps 4096 and refuses 0', () => {
     expect(resolve(['--max-model-len', '4096']).maxModelLen).toBe(4096)
     expect(issuesOf(['--max-model-len', '0'])).toEqual(['--max-model-len must be at least 1 (got 0)'])
@@ -49,7 +49,7 @@ describe('--max-model-len', () => {
 })
 
 describe('--sweep-summary-percentiles', () => {
-  // Rust §11.2 (servebench computes no p90 unless asked: Python's set, not Rust's).
+  // After the Rust port's config tests (config.rs); servebench computes no p90 unless asked: Python's set, not Rust's.
   it('deduplicates and merges into the computed percentiles', () => {
     const config = resolve(['--metric-percentiles', '99,95', '--sweep-summary-percentiles', '90,95,90'])
     expect(config.sweepSummaryPercentiles).toEqual([90, 95])
@@ -84,7 +84,7 @@ describe('--reset-prefix-cache, --profile-batch-threshold and --profile-duration
 })
 
 describe('multi-turn over sharegpt and hf', () => {
-  // Rust §11.2 vectors.
+  // Vectors of the Rust port's config tests (config.rs).
   it('keeps --multi-turn-max-turns as a cap (0 = none) and refuses 1', () => {
     expect(resolve(SHAREGPT).multiTurn).toMatchObject({ numTurns: 3, maxTurns: 0 })
     expect(resolve([...SHAREGPT, '--multi-turn-max-turns', '2']).multiTurn?.maxTurns).toBe(2)

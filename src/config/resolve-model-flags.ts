@@ -5,7 +5,7 @@ import type { Reader } from './resolve.ts'
 /**
  * `--lora-modules`, `--lora-assignment` and `--max-model-len`: which model name each request
  * sends, and the context length requests (or multi-turn turns) must fit. Fills `config` and
- * reports bad values to `issues`. Python: `--lora-modules` (model field); Rust §1.1, §1.3.
+ * reports bad values to `issues`. Python: `--lora-modules` (model field); Rust: `cli.rs`, `config.rs`.
  */
 export function resolveModelFlags(read: Reader, config: BenchConfig, issues: ConfigIssue[]): void {
   const assignment = read.choice('--lora-assignment', ['random', 'round-robin'] as const) ?? 'random'

@@ -83,7 +83,7 @@ export function resolveRunModeFlags(read: Reader, config: BenchConfig, issues: C
   }
 }
 
-/** `--profile-batch-threshold N` and `--profile-duration S` (Rust §1.7). */
+/** `--profile-batch-threshold N` and `--profile-duration S` (Rust `cli.rs`). */
 function resolveProfileThreshold(read: Reader, config: BenchConfig, issues: ConfigIssue[]): void {
   const runningRequests = read.int('--profile-batch-threshold', 1)
   const durationS = read.positive('--profile-duration')

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { filterByMaxModelLen, oversample, parseJsonl, shuffled } from './sampling.ts'
 
 describe('dataset sampling helpers', () => {
-  // Rust §11.8: oversample 2 → 5; with no_oversample 1 stays 1.
+  // The Rust port's test (datasets/mod.rs): oversample 2 → 5; with no_oversample 1 stays 1.
   it('oversamples to n with repeats of the originals, or not at all', () => {
     const out = oversample(['a', 'b'], 5, 0, false)
     expect(out).toHaveLength(5)
@@ -13,7 +13,7 @@ describe('dataset sampling helpers', () => {
     expect(oversample(['a', 'b'], 9, 3, false)).toEqual(oversample(['a', 'b'], 9, 3, false))
   })
 
-  // Rust §11.8: max-model-len 100 on (80,20), (81,20), (30,10) → 1 filtered (the bound is inclusive).
+  // The Rust port's test (datasets/mod.rs): max-model-len 100 on (80,20), (81,20), (30,10) → 1 filtered (the bound is inclusive).
   it('filters by max model length inclusively', () => {
     const requests = [
       { promptLen: 80, expectedOutputLen: 20 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { peakConcurrency } from './concurrency.ts'
 
-// Reference: python-vllm-bench-serve.md §3.13 and test_serve_metrics.py (half-open intervals).
+// Python: calculate_metrics (vllm/benchmarks/serve.py) and tests/benchmarks/test_serve_metrics.py (half-open intervals).
 describe('peakConcurrency', () => {
   it('gives 1 for sequential sub-second requests that a per-second bucket would count together', () => {
     const intervals = [0, 0.2, 0.4, 0.6, 0.8].map((startS) => ({ startS, latencyS: 0.15 }))

@@ -1,8 +1,8 @@
 /**
  * Peak number of requests in flight at the same instant.
  *
- * Deviation: Python V-old and Rust count requests per integer-second bucket, which overcounts at
- * bucket boundaries; this is the exact sweep-line of V-ref / PR #56647 over half-open
+ * Deviation: older Python (vllm/benchmarks/serve.py before PR #56647) and Rust count requests per integer-second bucket, which overcounts at
+ * bucket boundaries; this is the exact sweep-line of vllm/benchmarks/serve.py since PR #56647 over half-open
  * `[start, start + latency)` intervals, departures before arrivals at equal times.
  * Python: calculate_metrics (vllm/benchmarks/serve.py).
  */

@@ -21,7 +21,7 @@ function record(overrides: Partial<RequestRecord>): RequestRecord {
   }
 }
 
-// Reference: python-vllm-bench-serve.md §3.9 (inclusive SLOs, failed never good, TPOT 0 for ≤ 1 token).
+// Python: calculate_metrics (vllm/benchmarks/serve.py): inclusive SLOs, failed never good, TPOT 0 for ≤ 1 token.
 describe('isGood', () => {
   it('accepts a value exactly at the SLO (inclusive)', () => {
     expect(isGood(record({ ttftS: 0.1 }), { ttft: 100 })).toBe(true)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mean, median, percentile, percentileSorted, std, sum } from './percentile.ts'
 
-// Reference: rust-vllm-bench.md §11.1 (statistics helpers).
+// Vectors of the Rust port's statistics tests (metrics/calculator.rs).
 describe('§11.1 statistics vectors', () => {
   it('mean of [] is 0 and mean of [1,2,3] is 2', () => {
     expect(mean([])).toBe(0)

@@ -9,7 +9,7 @@ const counters = (
   acceptedPerPosition: Record<string, number>,
 ): SpecDecodeCounters => ({ numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition })
 
-// Reference: rust-vllm-bench.md §11.6 (spec-decode deltas).
+// Vectors of the Rust port's spec-decode delta tests (metrics/calculator.rs).
 describe('specDecodeDelta', () => {
   it('computes rate, length and per-position rates from the deltas', () => {
     const stats = specDecodeDelta(

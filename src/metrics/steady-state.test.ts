@@ -24,7 +24,7 @@ const opts = (
   percentiles: number[] = [99],
 ): SteadyStateOptions => ({ targetConcurrency, threshold, minWindowS, totalDurationS, percentiles })
 
-// Reference: rust-vllm-bench.md §11.5 (steady state), notation (start, latency).
+// Vectors of the Rust port's steady-state tests (metrics/steady_state.rs), notation (start, latency).
 describe('computeSteadyState', () => {
   it('opens at the up-crossing and closes at the last down-crossing', () => {
     const requests = [...Array.from({ length: 10 }, (_, i) => req(i, 30)), req(15, 5)]

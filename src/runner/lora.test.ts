@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { assignLoraModules } from './lora.ts'
 
-// Rust §11.8 LoRA vectors.
+// Vectors of the Rust port's LoRA tests (cli.rs).
 describe('assignLoraModules', () => {
   test('round-robin over [a, b, c] for 7 requests is a b c a b c a', () => {
     expect(assignLoraModules({ modules: ['a', 'b', 'c'], assignment: 'round-robin' }, 7, 0)).toEqual([

@@ -7,7 +7,7 @@ const LORA_SEED_OFFSET = 0x10ea
 /**
  * The adapter of each of `count` requests (or conversations), in order: `round-robin` gives
  * `modules[i % n]`; `random` draws uniformly from an RNG seeded by `seed`, so a seed always gives
- * the same sequence. Python: the `--lora-modules` model field; Rust §1.1.
+ * the same sequence. Python: the `--lora-modules` model field; Rust: `cli.rs`.
  */
 export function assignLoraModules(lora: LoraConfig, count: number, seed: number): string[] {
   const { modules } = lora

@@ -9,7 +9,7 @@ import {
   readTextCapped,
 } from '../response-body.ts'
 
-/** `data[0]` of `/v1/models`: `id` is what requests send, `root` is the model id (Python V-ref). */
+/** `data[0]` of `/v1/models`: `id` is what requests send, `root` is the model id (Python: vllm/benchmarks/serve.py). */
 export interface ServedModel {
   name: string
   id: string

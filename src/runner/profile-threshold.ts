@@ -31,7 +31,7 @@ export interface ThresholdProfiler {
  * `--profile --profile-batch-threshold N`: polls `/metrics` every {@link PROFILE_POLL_MS} ms; once
  * `vllm:num_requests_running >= N`, POSTs `/start_profile`, waits `--profile-duration` seconds (or
  * until the run ends), then POSTs `/stop_profile`. A run that ends first takes no profile and
- * says so. Rust §6.3 (threshold mode).
+ * says so. Rust: the threshold mode of `benchmark.rs`.
  */
 export function startThresholdProfiler(
   endpoint: ResolvedEndpoint,

@@ -37,7 +37,7 @@ export interface ServerAlignmentOptions {
 const DEFAULT_EXCHANGE_TIMEOUT_MS = 300_000
 
 /**
- * Python `_align_prompts_to_server_tokenizer` (serve.py, V-ref): the first prompt goes to the
+ * Python `_align_prompts_to_server_tokenizer` (vllm/benchmarks/serve.py): the first prompt goes to the
  * server's `POST /tokenize {model, prompt, add_special_tokens: false}`. When the server counts
  * `prompt_len` tokens, the prompts are kept. Otherwise every prompt is tokenised on the server,
  * and one longer than its `prompt_len` is cut to its first `prompt_len` server tokens and turned

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { computeSchedule, rateAt } from './index.ts'
 
-// Reference: rust-vllm-bench.md §11.4 (rate control vectors).
+// Vectors of the Rust port's rate control tests (rate_control.rs).
 describe('computeSchedule', () => {
   it('sends every request at t=0 when the rate is inf', () => {
     const { offsetsS } = computeSchedule(100, { requestRate: Number.POSITIVE_INFINITY, burstiness: 1 }, 0)

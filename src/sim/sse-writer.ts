@@ -1,5 +1,5 @@
 // Writes vLLM's OpenAI-compatible wire format with the simulator's own code: the client's parser
-// is tested against this, so the two must never share code (STYLE.md, dependency rule 4).
+// is tested against this, so the two must never share code (docs/design.md, "Layering").
 // vLLM: vllm/entrypoints/openai/serving_completion.py and serving_chat.py
 
 /** Token counts as vLLM reports them in `usage`. */

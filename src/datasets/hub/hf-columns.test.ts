@@ -8,7 +8,7 @@ import {
   selectNativeFiles,
 } from './hf-columns.ts'
 
-// Reference: rust-vllm-bench.md §11.8 (HF detection, sanitize, path_matches_split, select_native_files, read_json_rows).
+// Vectors of the Rust port's tests in datasets/hf_dataset.rs (HF detection, sanitize, path_matches_split, select_native_files, read_json_rows).
 const user = { role: 'user', content: 'hi' }
 const assistant = { role: 'assistant', content: 'hello' }
 

@@ -29,7 +29,7 @@ export interface HfSourceOptions {
 const PARQUET_REVISION = 'refs/convert/parquet'
 
 /**
- * Reads the rows of a dataset (Rust §4.6, "newest download path"): a local file or folder, else
+ * Reads the rows of a dataset (Rust: the download path of datasets/hf_dataset.rs): a local file or folder, else
  * the datasets-server parquet export of the chosen config and split, else the repo's own
  * parquet/JSON/JSONL files. Shards are sorted, shuffled with `seed` unless `disableShuffle`, and
  * downloaded through the hub cache until `minRows` rows are read. With `HF_HUB_OFFLINE` the

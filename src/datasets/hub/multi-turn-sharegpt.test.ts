@@ -59,7 +59,7 @@ describe('conversationTurns', () => {
 })
 
 describe('shareGptTurnCap', () => {
-  // Rust §11.2: no --multi-turn-max-turns → no cap; 2 and 20 are caps.
+  // As the Rust port's config tests (config.rs): no --multi-turn-max-turns → no cap; 2 and 20 are caps.
   test('0 is no cap; any other value caps', () => {
     expect(shareGptTurnCap(multiTurn(0))).toBeUndefined()
     expect(shareGptTurnCap(multiTurn(2))).toBe(2)

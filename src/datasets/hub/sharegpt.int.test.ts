@@ -96,7 +96,7 @@ describe('sharegpt', () => {
     ).rejects.toThrow(`sharegpt: --dataset-path ${join(FIXTURES, 'absent.json')} does not exist`)
   })
 
-  // Reference: rust-vllm-bench.md §11.8, "ShareGPT validity".
+  // Vectors of the Rust port's ShareGPT validity tests (datasets/sharegpt.rs).
   it('applies the Python validity bounds', () => {
     expect(isValidSequence(100, 50)).toBe(true)
     expect(isValidSequence(3, 50)).toBe(false)

@@ -28,7 +28,7 @@ import {
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
 import { generateShareGptConversations } from './multi-turn-sharegpt.ts'
 
-/** `--dataset-name sharegpt`: ShareGPT conversations (Python `ShareGPTDataset`, Rust §4.3). */
+/** `--dataset-name sharegpt`: ShareGPT conversations (Python `ShareGPTDataset`; Rust: datasets/sharegpt.rs). */
 export interface ShareGptDatasetConfig {
   kind: 'sharegpt'
   /** A local JSON file; undefined downloads `ShareGPT_V3_unfiltered_cleaned_split.json` through the hub cache. */
@@ -91,12 +91,12 @@ function resolveShareGpt(read: Reader, context: DatasetFlagContext): ShareGptDat
   return dataset
 }
 
-/** Where the ShareGPT file comes from when `--dataset-path` is not given (Rust §4.3). */
+/** Where the ShareGPT file comes from when `--dataset-path` is not given (Rust: datasets/sharegpt.rs). */
 export const SHAREGPT_HUB_REPO = 'anon8231489123/ShareGPT_Vicuna_unfiltered'
 export const SHAREGPT_HUB_FILE = 'ShareGPT_V3_unfiltered_cleaned_split.json'
 
 /**
- * The `sharegpt` dataset (Python `ShareGPTDataset.sample`, Rust §4.3). Entries with at least two
+ * The `sharegpt` dataset (Python `ShareGPTDataset.sample`; Rust: datasets/sharegpt.rs). Entries with at least two
  * `conversations` turns, shuffled with `seed` unless `disableShuffle`; the prompt is turn 0, the
  * output length the token count of turn 1 unless `outputLen` is fixed. Kept when
  * `isValidSequence` holds. Lengths count special tokens as Python's `tokenizer(text).input_ids`

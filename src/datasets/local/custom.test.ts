@@ -35,7 +35,7 @@ describe('custom dataset', () => {
       seed: 0,
     })
     expect(requests).toHaveLength(6)
-    // Rust §11.8: custom 2 lines, output 256 → both 256; first prompt "hello world".
+    // The Rust port's test (datasets/custom.rs): custom 2 lines, output 256 → both 256; first prompt "hello world".
     expect(requests[0]!.prompt).toBe('hello world')
     for (const r of requests) {
       expect(r.expectedOutputLen).toBe(256)

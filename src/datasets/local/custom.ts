@@ -74,7 +74,7 @@ function resolveCustom(read: Reader, context: DatasetFlagContext): CustomDataset
 const NAME = 'custom'
 
 /**
- * The `custom` dataset (Python: `CustomDataset`; Rust §4.7). Each JSONL line is
+ * The `custom` dataset (Python: `CustomDataset`; Rust: datasets/custom.rs). Each JSONL line is
  * `{"prompt": str, "output_tokens"?: int}`. Lines are shuffled with the seed (unless
  * `disableShuffle`), the first `numPrompts` are taken and repeated up to `numPrompts` unless
  * `noOversample`. Each prompt is rendered as one user message with the tokenizer's chat template

@@ -82,7 +82,7 @@ describe('local dataset flags', () => {
     ).toMatchObject({ kind: 'spec_bench', outputLen: 256, category: 'math' })
   })
 
-  // Rust §11.2: `--speed-bench-dataset-subset throughput_8k` → config Throughput8k, output_len 4096.
+  // The Rust port's config test (config.rs): `--speed-bench-dataset-subset throughput_8k` → config Throughput8k, output_len 4096.
   it('resolves speed-bench with the subset alias --speed-bench-config', () => {
     for (const flag of ['--speed-bench-dataset-subset', '--speed-bench-config']) {
       expect(
@@ -118,7 +118,7 @@ describe('local dataset flags', () => {
     ])
   })
 
-  // Rust §11.2 timed_trace vectors.
+  // Vectors of the Rust port's timed_trace config tests (config.rs).
   it('defaults timed_trace to self-timed with ignore_eos', () => {
     const config = resolve(['--dataset-name', 'timed_trace', '--dataset-path', 't.jsonl'])
     expect(config.dataset).toEqual({

@@ -32,7 +32,7 @@ export interface SonnetDatasetOptions extends CommonOptions {
   prefixLen?: number
 }
 
-/** Python's sonnet defaults (V-ref parser). */
+/** Python's sonnet defaults (the parser of vllm/benchmarks/serve.py). */
 export const DEFAULT_SONNET = { inputLen: 550, outputLen: 150, prefixLen: 200 } as const
 
 const SONNET_INPUT_LEN = flagRow('--sonnet-input-len', 'int', 'sonnet: most prompt tokens per request.', {
@@ -90,7 +90,7 @@ export const BUILTIN_SONNET_PATH: string = fileURLToPath(
 export const SONNET_BASE_PROMPT = 'Pick as many lines as you can from these poem lines:\n'
 
 /**
- * The `sonnet` dataset (Python: `SonnetDataset`; Rust §4.4). The text is split into lines that
+ * The `sonnet` dataset (Python: `SonnetDataset`; Rust: datasets/sonnet.rs). The text is split into lines that
  * keep their `\n`. Every prompt is the base instruction, the first `numPrefixLines` lines (shared
  * by all prompts, so a server can cache them), then lines drawn with replacement until about
  * `inputLen` tokens; a prompt longer than `inputLen` is redrawn (at most max(20·n, 1000) draws).

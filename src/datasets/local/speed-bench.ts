@@ -142,7 +142,7 @@ export const SPEED_BENCH_PLACEHOLDER = 'FULL BENCHMARK DATA SHOULD BE FETCHED'
 const MIN_PROMPT_TOKENS = 4
 
 /**
- * The `speed_bench` dataset (Rust §4.5; Python: `SpeedBench`). `path` is a directory holding
+ * The `speed_bench` dataset (Rust: datasets/speed_bench.rs; Python: `SpeedBench`). `path` is a directory holding
  * `{subset}.jsonl` (what NVIDIA's prepare script writes) or one such file. Rows are
  * `{"turns": [str, ...], "category"?: str, "multiturn"?: bool}`; placeholder rows, multi-turn
  * rows and, with `category`, rows of other categories are skipped. The prompt is the first turn.

@@ -30,7 +30,7 @@ async function tmpTrace(lines: string[]): Promise<string> {
 const ALLOWED = Array.from({ length: 1000 }, (_, i) => i + 10)
 
 describe('timed_trace dataset', () => {
-  // Rust §11.8 vectors.
+  // Vectors of the Rust port's tests (datasets/timed_trace.rs).
   it('expands hash ids into chunks: (ts 1000, in 40, [1,2,3]) and (2500, in 32, [1,4])', async () => {
     const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
     const path = await tmpTrace([

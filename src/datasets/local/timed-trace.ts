@@ -187,7 +187,7 @@ function resolveTimedTrace(read: Reader, context: DatasetFlagContext): TimedTrac
   }
 }
 
-// Rust §4.10: under trace-driven timing the schedule flags would be silently ignored, so they are errors.
+// As the Rust port (datasets/timed_trace.rs): under trace-driven timing the schedule flags would be silently ignored, so they are errors.
 function rejectComputedSchedule(read: Reader, issues: ConfigIssue[]): void {
   const hint =
     'has no effect under trace-driven timing (timed_trace sends each request at its trace timestamp); pass --no-self-timed to use it'
@@ -211,7 +211,7 @@ export interface TraceRow {
 }
 
 /**
- * The `timed_trace` dataset (Rust §4.10; Python: `TimedTraceDataset`). Rows are read in file order
+ * The `timed_trace` dataset (Rust: datasets/timed_trace.rs; Python: `TimedTraceDataset`). Rows are read in file order
  * until `numPrompts` (no shuffle, no oversampling). Each hash id stands for a chunk of
  * `min(remaining, chunkHashSize)` tokens drawn from the allowed ids by an RNG seeded from
  * `(hashId × 0x9E3779B97F4A7C15) XOR size`, so rows sharing hash ids share byte-identical

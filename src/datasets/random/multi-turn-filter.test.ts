@@ -9,7 +9,7 @@ const conv = (id: string, turns: Array<[number, number]>): Conversation => ({
 const lens = (c: Conversation): Array<[number, number]> =>
   c.turns.map((t) => [t.messageLen, t.expectedOutputLen])
 
-// Rust §11.8 multi-turn history filter vectors.
+// Vectors of the Rust port's multi-turn history filter tests (datasets/multi_turn.rs).
 describe('filterConversationsByMaxModelLen', () => {
   test('history: [(40,10),(45,10)] keeps 2 turns at 105 and 1 at 104 (the bound is inclusive)', () => {
     const c = conv('a', [

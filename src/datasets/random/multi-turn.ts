@@ -1,5 +1,5 @@
 /**
- * Synthetic conversations for `--multi-turn` with `--dataset-name random` (Rust §4.11): a turn count
+ * Synthetic conversations for `--multi-turn` with `--dataset-name random` (Rust: datasets/multi_turn.rs): a turn count
  * per conversation, one user message per turn of exact token length, and optional 3-tier prefix
  * sharing (a block common to every conversation, one common to a conversation's turns, a unique
  * tail). Rust: multi-turn random generation (datasets/random.rs, multi_turn.rs).

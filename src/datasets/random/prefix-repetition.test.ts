@@ -22,7 +22,7 @@ function commonPrefix(a: string, b: string): number {
 }
 
 describe('prefix_repetition dataset', () => {
-  // Rust §11.8: 7 requests, 3 prefixes, prefix 32, suffix 16, out 64, no shuffle.
+  // The Rust port's test (datasets/prefix_repetition.rs): 7 requests, 3 prefixes, prefix 32, suffix 16, out 64, no shuffle.
   it('makes floor(n / prefixes) requests per prefix, each exactly prefix + suffix tokens', async () => {
     const tokenizer = await loadTokenizer({ id: 'cl100k_base' })
     const requests = await generateRequests(config(), { tokenizer, numPrompts: 7, seed: 0 })

@@ -33,7 +33,7 @@ export interface PrefixRepetitionDatasetOptions extends CommonOptions {
   disableShuffle?: boolean
 }
 
-/** Upstream defaults (Python V-ref parser; Rust `cli.rs`). */
+/** Upstream defaults (the parser of vllm/benchmarks/serve.py; Rust `cli.rs`). */
 export const DEFAULT_PREFIX_REPETITION = {
   prefixLen: 256,
   suffixLen: 256,
@@ -122,7 +122,7 @@ const PREFIX_SEED_OFFSET = 0xf1f0
 const SUFFIX_SEED_OFFSET = 0xbeef
 
 /**
- * The `prefix_repetition` dataset (Python: `PrefixRepetitionRandomDataset`; Rust §4.8).
+ * The `prefix_repetition` dataset (Python: `PrefixRepetitionRandomDataset`; Rust: datasets/prefix_repetition.rs).
  * `perPrefix = floor(numPrompts / numPrefixes)` requests share each prefix (the remainder is
  * dropped, as upstream). Prefix p is a random block of allowed tokens fitted to `prefixLen`
  * (seed + 0xF1F0 + p); request i adds its own fitted suffix (seed + 0xBEEF + i). The joined ids

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { bucketProblem, parseBucketConfig, parseMmLimit } from './random-mm-config.ts'
 
-// Vectors: rust-vllm-bench.md §11.8.
+// Vectors of the Rust port's random-mm tests (datasets/random_mm.rs).
 describe('parseBucketConfig', () => {
   it('parses two buckets', () => {
     expect(parseBucketConfig('{(256,256,1): 0.5, (720,1280,1): 0.5}')).toEqual([

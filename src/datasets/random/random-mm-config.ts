@@ -21,7 +21,7 @@ const ENTRY = /^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)\s*:\s*([0-9]*\.?[0-9]+(?
 /**
  * Parses `--random-mm-bucket-config`, a Python dict literal of `(height, width, frames): weight`
  * entries: `{(256, 256, 1): 0.5, (720, 1280, 1): 0.5}`. Integers for the sizes, a number ≥ 0 for
- * the weight, at least one entry (Rust §4.2). Weights are kept as given; generation drops zero
+ * the weight, at least one entry (Rust: datasets/random_mm.rs). Weights are kept as given; generation drops zero
  * weights and normalises the rest. Throws a `ConfigError` naming the flag and the bad entry.
  */
 export function parseBucketConfig(value: string): RandomMmBucket[] {

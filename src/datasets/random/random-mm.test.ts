@@ -74,7 +74,7 @@ function imageSize(url: string): { width: number; height: number } {
   return { width: image.width, height: image.height }
 }
 
-// Vectors: rust-vllm-bench.md §11.8 and §4.2.
+// Vectors of the Rust port's random-mm tests and behaviour (datasets/random_mm.rs).
 describe('random-mm items', () => {
   it('draws 2 to 3 images from two image buckets under an image limit of 5', () => {
     const buckets = mmConfig().buckets.slice(0, 2)

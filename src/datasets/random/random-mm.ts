@@ -29,7 +29,7 @@ import {
 } from './random-mm-config.ts'
 import type { RangeRatio } from './range-ratio.ts'
 
-/** `--dataset-name random-mm`: random text (as `random`) plus synthetic JPEG images. Rust §4.2. */
+/** `--dataset-name random-mm`: random text (as `random`) plus synthetic JPEG images. Rust: datasets/random_mm.rs. */
 export interface RandomMmDatasetConfig {
   kind: 'random-mm'
   inputLen: number
@@ -182,7 +182,7 @@ const VIDEO_FPS = 30
 export type MmItem = Pick<RandomMmBucket, 'height' | 'width' | 'numFrames'>
 
 /**
- * The `random-mm` dataset (Python `RandomMultiModalDataset`; Rust §4.2): the text of `random`
+ * The `random-mm` dataset (Python `RandomMultiModalDataset`; Rust: datasets/random_mm.rs): the text of `random`
  * (same draws, same prompts for the same seed), then, from the same generator, each request's
  * item list, sent as base64 data URLs after the text part of the chat message: an image bucket
  * (1 frame) gives a JPEG of random pixels at its size, a video bucket (frames > 1) an MP4 of that

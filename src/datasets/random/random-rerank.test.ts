@@ -17,7 +17,7 @@ function config(overrides: Partial<RandomRerankDatasetConfig>): RandomRerankData
   }
 }
 
-// Reference: rust-vllm-bench.md §11.8 (random-rerank and batch_requests rows).
+// Vectors of the Rust port's random-rerank and batch_requests tests (datasets/random_rerank.rs).
 describe('random-rerank', () => {
   it('reranker: 6 documents in batches of 3 give 2 requests of query + 3 documents', async () => {
     const requests = await generateRandomRerank(config({}), { tokenizer, numPrompts: 6, seed: 0 })

@@ -16,7 +16,7 @@ import {
 } from './lengths.ts'
 import { checkRangeRatio, inputBounds, type RangeRatio } from './range-ratio.ts'
 
-/** `--dataset-name random-rerank`: one query and batches of documents (pooling backends). Rust §4.9. */
+/** `--dataset-name random-rerank`: one query and batches of documents (pooling backends). Rust: datasets/random_rerank.rs. */
 export interface RandomRerankDatasetConfig {
   kind: 'random-rerank'
   /** Tokens of query + document (special tokens included). */
@@ -96,7 +96,7 @@ function resolveRandomRerank(read: Reader, context: DatasetFlagContext): RandomR
 }
 
 /**
- * `--dataset-name random-rerank` (Rust §4.9: RandomRerankDataset in datasets/random.rs). One query
+ * `--dataset-name random-rerank` (Rust: RandomRerankDataset, datasets/random_rerank.rs). One query
  * for the whole run and batches of documents; each request is `promptList = [query, ...documents]`
  * with expected output 0.
  *

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputBounds, outputBounds, parseRangeRatio } from './range-ratio.ts'
 
-// Reference: rust-vllm-bench.md §11.2 "Range ratio and config".
+// Vectors of the Rust port's range-ratio tests (config.rs, datasets/random.rs).
 describe('parseRangeRatio', () => {
   it('parses a float for both sides', () => {
     expect(parseRangeRatio('0.2')).toEqual({ input: 0.2, output: 0.2 })

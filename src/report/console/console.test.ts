@@ -7,7 +7,7 @@ const summary = JSON.parse(
   readFileSync(new URL('../../../fixtures/results/python-summary.json', import.meta.url), 'utf8'),
 ) as BenchResult
 
-// Written by hand from python-vllm-bench-serve.md §2: '{:<40} {:<10}' rows keep their trailing spaces.
+// Written by hand from the print statements of benchmark (vllm/benchmarks/serve.py): '{:<40} {:<10}' rows keep their trailing spaces.
 const FULL_BLOCK = [
   '============ Serving Benchmark Result ============',
   'Successful requests:                     3         ',

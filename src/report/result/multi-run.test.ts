@@ -55,7 +55,7 @@ describe('summariseRuns', () => {
   })
 })
 
-// Reference: rust-vllm-bench.md §11.9 (compute_stats_opt).
+// Vectors of the Rust port's compute_stats_opt tests (multi_run.rs).
 describe('computeRunStats', () => {
   it('skips missing values and gives zeros when none is present', () => {
     expect(computeRunStats([10, undefined, 20])).toMatchObject({ present: 2, mean: 15, min: 10, max: 20 })

@@ -1,5 +1,5 @@
 /**
- * The multi-turn result (Rust §8.3 keys, with Python's per-request arrays kept in memory) and its
+ * The multi-turn result (the Rust port's keys, multi_turn.rs, with Python's per-request arrays kept in memory) and its
  * console block (Rust print_multi_turn_results). Pure.
  */
 import type { PercentileMetric } from '../../config/bench-config.ts'

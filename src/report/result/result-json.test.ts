@@ -119,7 +119,7 @@ describe('formatDate', () => {
   })
 })
 
-// Reference: python-vllm-bench-serve.md §1.3 and test_serve_result_filename.py.
+// Python: main_async (vllm/benchmarks/serve.py) and tests/benchmarks/test_serve_result_filename.py.
 describe('resultFilename', () => {
   const result = (overrides: Record<string, unknown>) =>
     ({

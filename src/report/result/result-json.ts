@@ -1,5 +1,5 @@
 /**
- * The Python result object (V-ref key names and order), built from the run's setup, its metrics and
+ * The Python result object (the key names and order of vllm/benchmarks/serve.py), built from the run's setup, its metrics and
  * its records. Pure: `writeResult` in `write.ts` puts it on disk.
  * Python: main_async and benchmark (vllm/benchmarks/serve.py).
  */
@@ -139,7 +139,7 @@ export function setupKeys(setup: ResultSetup): Record<string, unknown> {
 
 /**
  * The object written to disk: without the per-request arrays unless `detailed` (`--save-detailed`).
- * V-tests semantics: `latencies` and `queue_times` are dropped too, and servebench's `intended_delays`.
+ * As vLLM's tests/benchmarks assert: `latencies` and `queue_times` are dropped too, and servebench's `intended_delays`.
  */
 export function resultForFile(result: AnyBenchResult, detailed: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result }

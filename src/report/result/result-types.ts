@@ -18,7 +18,7 @@ export interface ResultSetupKeys {
 
 /**
  * The result object, keyed exactly as Python `vllm bench serve` writes its result JSON
- * (V-ref, `serve.py` `main_async` + `benchmark()`). Key order is the order of insertion in
+ * (vllm/benchmarks/serve.py, `main_async` + `benchmark()`). Key order is the order of insertion in
  * `report/result/result-json.ts`. In memory the per-request arrays are always present; the writer
  * drops them unless `--save-detailed`.
  */
@@ -50,7 +50,7 @@ export interface BenchResult extends ResultSetupKeys {
   [key: string]: unknown
 }
 
-/** Per-request arrays: written only with `--save-detailed` (V-tests semantics). */
+/** Per-request arrays: written only with `--save-detailed` (as vLLM's tests/benchmarks assert). */
 export const DETAILED_KEYS = [
   'input_lens',
   'output_lens',

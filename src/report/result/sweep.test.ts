@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { BenchResult } from './result-types.ts'
 import { formatSweepSummary, sweepColumns, sweepRow } from './sweep.ts'
 
-// Reference: rust-vllm-bench.md §11.9 (sweep summary).
+// Vectors of the Rust port's sweep summary tests (sweep.rs).
 describe('sweepColumns', () => {
   const BASE = [
     'Req/s',

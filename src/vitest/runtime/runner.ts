@@ -15,8 +15,8 @@ interface BenchmarkRunnerStatics {
 /**
  * The Vitest runner of servebench projects. serveBench tasks are ordinary test tasks, so Vitest's
  * own test loop runs them in both `vitest run` and `vitest bench`; only a file of plain `bench()`
- * micro-benchmarks is handed to the benchmark runner's suite loop. See vitest-feasibility §8.3:
- * @vitest/runner reads `runner.runSuite` after `onBeforeRunSuite`, and uses its own loop when it
+ * micro-benchmarks is handed to the benchmark runner's suite loop:
+ * @vitest/runner (packages/runner/src/run.ts) reads `runner.runSuite` after `onBeforeRunSuite`, and uses its own loop when it
  * is undefined. Relies on Vitest internals; the plugin checks the Vitest version at start-up.
  */
 export default class ServebenchRunner extends vitest.TestRunner {
