@@ -24,7 +24,7 @@ const MULTI_TURN_FLAGS = [
 /**
  * The flags of the run modes and extra metrics: steady state, probe, profile, sweeps,
  * `--num-runs` and `--multi-turn*`. Fills `config` and reports every bad value to `issues`.
- * Rust: cli.rs → config.rs (§1.7, §1.9, §1.10); Python: `--probe-request-rate`, `--profile`.
+ * Rust: cli.rs → config.rs; Python: `--probe-request-rate`, `--profile`.
  */
 export function resolveRunModeFlags(read: Reader, config: BenchConfig, issues: ConfigIssue[]): void {
   // Steady state (Rust): on unless --no-steady-state.

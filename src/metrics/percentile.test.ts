@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { mean, median, percentile, percentileSorted, std, sum } from './percentile.ts'
 
 // Vectors of the Rust port's statistics tests (metrics/calculator.rs).
-describe('§11.1 statistics vectors', () => {
+describe('the statistics vectors of the Rust port', () => {
   it('mean of [] is 0 and mean of [1,2,3] is 2', () => {
     expect(mean([])).toBe(0)
     expect(mean([1, 2, 3])).toBe(2)

@@ -5,7 +5,7 @@
  * once, as Rust), and with `continueOnFailure` a conversation goes on after a failed turn instead
  * of stopping. A stop is handled as in the measure stage of independent requests: no new turn is
  * sent, the turns in flight get the drain time (or the second interrupt) and are then aborted, and
- * what was measured is returned. Rust: multi_turn.rs (§4.12).
+ * what was measured is returned. Rust: multi_turn.rs.
  */
 import PQueue from 'p-queue'
 import type { ChatMessage, RequestOutput, RequestRecord } from '../config/records.ts'

@@ -19,7 +19,7 @@ export interface MultiRunOutcome {
 
 /**
  * `--num-runs N`: the same run N times in a row, each printed, then per-metric mean, std, min, max
- * and CV. Each run keeps its own seed, as Rust. Rust: multi_run.rs (§9.2).
+ * and CV. Each run keeps its own seed, as Rust. Rust: multi_run.rs.
  */
 export async function runMultiRun(
   plan: Pick<Extract<RunPlan, { kind: 'multi-run' }>, 'config' | 'numRuns'>,

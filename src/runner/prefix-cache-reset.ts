@@ -9,7 +9,7 @@ const RESET_TIMEOUT_MS = 300_000
 /**
  * `--reset-prefix-cache`: `POST {base}/reset_prefix_cache` with the run's headers, so a run does
  * not start on prefixes cached by the run before it. vLLM answers it only with
- * `VLLM_SERVER_DEV_MODE=1`; anything but 2xx stops the benchmark, as in Rust (§1.9).
+ * `VLLM_SERVER_DEV_MODE=1`; anything but 2xx stops the benchmark, as in Rust (benchmark.rs).
  */
 export async function resetPrefixCache(
   endpoint: ResolvedEndpoint,

@@ -3,7 +3,7 @@
  * dataset's module (fitted to `--max-model-len`), the adapter of each conversation, the turn sender
  * (`X-Session-ID`) and the ready check. As for independent requests, every phase gives way to the
  * run's signal: a run stopped here prepares no conversations, sends nothing and writes an empty
- * result. Rust: multi_turn.rs (§4.12).
+ * result. Rust: multi_turn.rs.
  */
 import { HttpClient } from '../backends/http.ts'
 import { getBackend } from '../backends/index.ts'

@@ -23,7 +23,7 @@ export interface ModeHooks extends RunHooks {
 }
 
 /**
- * Rust's dispatch order (lib.rs `run`, §1.12): multi-turn (a concurrency sweep of it when
+ * Rust's dispatch order (lib.rs `run`): multi-turn (a concurrency sweep of it when
  * `--sweep-max-concurrency` is set), else a concurrency or rate sweep, else `--num-runs > 1`,
  * else one run.
  */

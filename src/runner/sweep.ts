@@ -30,7 +30,7 @@ export function sweepPointConfig(config: BenchConfig, sweep: SweepConfig, value:
 
 /**
  * `--sweep-max-concurrency` / `--sweep-request-rate`: one full run per value, each printed as a
- * normal run, then the summary table. Stops at an interrupted point. Rust: sweep.rs (§9.1).
+ * normal run, then the summary table. Stops at an interrupted point. Rust: sweep.rs.
  */
 export async function runSweep(
   plan: Pick<Extract<RunPlan, { kind: 'sweep' }>, 'config' | 'sweep'>,

@@ -14,7 +14,7 @@ export interface ConfigSplit {
 const SPLIT_PREFERENCE = ['train', 'test', 'validation'] as const
 
 /**
- * Picks the config and split as Rust does (§4.6): the user's values (checked against the list),
+ * Picks the config and split as Rust does (datasets/hf_dataset.rs): the user's values (checked against the list),
  * else `default` or the first config, and train > test > validation > the first split.
  */
 export function chooseConfigSplit(

@@ -3,7 +3,7 @@ import { DatasetError } from '../../errors.ts'
 /** One dataset row: a parquet row or a JSON object. */
 export type Row = Record<string, unknown>
 
-/** How prompts and completions are read from rows (Rust: `detect_columns`, §4.6). */
+/** How prompts and completions are read from rows (Rust: `detect_columns`, datasets/hf_dataset.rs). */
 export type ColumnLayout =
   | { kind: 'chat'; column: string }
   | { kind: 'text'; column: string; outputColumn?: string }

@@ -262,7 +262,7 @@ const MIN_PROMPT_TOKENS = 4
 /**
  * The `hf` dataset. A Python family (`findFamily`) reads its rows the way Python does, with its
  * default output length and validity limits; any other dataset is read with Rust's column
- * auto-detection (§4.6). Rows are shuffled with `seed` unless `disableShuffle`; lengths count
+ * auto-detection (Rust: datasets/hf_dataset.rs). Rows are shuffled with `seed` unless `disableShuffle`; lengths count
  * special tokens, as Python's `tokenizer(text).input_ids`; oversampled unless `noOversample`.
  */
 export async function generateHf(config: HfDatasetConfig, context: DatasetContext): Promise<SampleRequest[]> {

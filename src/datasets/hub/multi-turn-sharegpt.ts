@@ -1,6 +1,6 @@
 /**
  * Conversations for `--multi-turn` read from ShareGPT (`--dataset-name sharegpt`) or from a Hugging
- * Face chat dataset (`--dataset-name hf`), as Rust reads them (§4.11): entries of 4 or more
+ * Face chat dataset (`--dataset-name hf`), as Rust reads them (datasets/multi_turn.rs): entries of 4 or more
  * messages, always shuffled, walked in (user, reply) pairs, capped at `--multi-turn-max-turns`,
  * kept with 2 or more turns, and always oversampled to `--num-prompts` conversations.
  */

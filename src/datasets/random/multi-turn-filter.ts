@@ -9,7 +9,7 @@ export interface ConversationFilterOutcome {
 }
 
 /**
- * Rust's multi-turn `--max-model-len` filter (§4.11). With history, a conversation keeps its
+ * Rust's multi-turn `--max-model-len` filter (datasets/multi_turn.rs). With history, a conversation keeps its
  * longest run of first turns in which the history so far (user + output tokens of the turns
  * before), this message and its output fit; without history, each turn must fit alone. A
  * conversation that ends with no turn, or with 1 turn where it had more, is dropped.

@@ -1,7 +1,7 @@
 /**
  * `servebench compare A B`: a side-by-side diff of two saved results with direction-aware marks
  * (lower is better for latencies, higher for throughput). Pure: text in, text out.
- * Rust: compare.rs (§9.3).
+ * Rust: compare.rs.
  */
 import { pyFixed } from '../../metrics/py-number.ts'
 import { center } from '../console/console.ts'

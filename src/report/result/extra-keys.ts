@@ -56,7 +56,7 @@ export function specDecodeKeys(stats: SpecDecodeStats): Array<readonly [string, 
   ]
 }
 
-/** Rust's `steady_state` object (§8.2), or null when no window was found. */
+/** Rust's `steady_state` object (output/json.rs), or null when no window was found. */
 export function steadyStateJson(metrics: SteadyStateMetrics | undefined): Record<string, unknown> | null {
   if (!metrics) return null
   const w = metrics.window

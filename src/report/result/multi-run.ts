@@ -1,6 +1,6 @@
 /**
  * `--num-runs N`: per-metric mean, population std, min, max and coefficient of variation over the
- * runs' results, the summary table and the combined JSON. Pure. Rust: multi_run.rs (§9.2).
+ * runs' results, the summary table and the combined JSON. Pure. Rust: multi_run.rs.
  */
 import { mean, std } from '../../metrics/percentile.ts'
 import { pyFixed } from '../../metrics/py-number.ts'

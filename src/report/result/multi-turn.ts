@@ -93,7 +93,7 @@ export interface PerTurnMetricsJson extends Throughputs {
 }
 
 /**
- * The result of a `--multi-turn` run: Rust's §8.3 keys, servebench's start-rate keys, the
+ * The result of a `--multi-turn` run: the Rust port's keys (multi_turn.rs), servebench's start-rate keys, the
  * `--metadata` keys, the statistics keys (`mean_ttft_ms`, …) and the extras' keys, with Python's
  * per-request arrays kept in memory (written only with `--save-detailed`).
  */
@@ -148,7 +148,7 @@ export interface MultiTurnBenchResult extends Throughputs {
   [key: string]: unknown
 }
 
-/** The multi-turn result object, keys in Rust's §8.3 order plus servebench's start-rate keys. */
+/** The multi-turn result object, keys in the Rust port's order (multi_turn.rs) plus servebench's start-rate keys. */
 export function buildMultiTurnResult(setup: MultiTurnSetup): MultiTurnBenchResult {
   const m = setup.overall
   const recorded = setup.conversationTurns.map((_, c) => setup.turns.filter((t) => t.conversationIndex === c))

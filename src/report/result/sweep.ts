@@ -1,6 +1,6 @@
 /**
  * Sweeps over `--max-concurrency` or `--request-rate`: banners, the summary table and the combined
- * JSON. Pure. Rust: sweep.rs (§9.1).
+ * JSON. Pure. Rust: sweep.rs.
  */
 import { percentileWord } from '../../metrics/calculate.ts'
 import { pyFixed } from '../../metrics/py-number.ts'
