@@ -1,11 +1,7 @@
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestRecord } from '../config/records.ts'
 import { EXIT_CODES } from '../errors.ts'
-import {
-  checkFailureRatio,
-  DEFAULT_MAX_FAILURE_RATIO,
-  describeFailureRatio,
-} from '../runner/failure-ratio.ts'
+import { checkFailureRatio, describeFailureRatio } from '../runner/failure-ratio.ts'
 import type { RetryStats } from '../runner/retry.ts'
 
 /**
@@ -19,7 +15,7 @@ export function reportFailures(
   retries: RetryStats,
 ): { lines: string[]; failed: boolean } {
   const lines: string[] = []
-  const maxRetries = config.request.maxRetries ?? 0
+  const { maxRetries } = config.request
   if (maxRetries > 0) {
     lines.push(
       `servebench: ${retries.retries} ${retries.retries === 1 ? 'retry' : 'retries'} for ${retries.retriedRequests} ${retries.retriedRequests === 1 ? 'request' : 'requests'} (${retries.recovered} recovered; --max-retries ${maxRetries})`,
@@ -27,7 +23,7 @@ export function reportFailures(
   }
   const failed = records.filter((r) => !r.success).length
   const counts = { completed: records.length - failed, failed }
-  const warning = checkFailureRatio(counts, config.maxFailureRatio ?? DEFAULT_MAX_FAILURE_RATIO)
+  const warning = checkFailureRatio(counts, config.maxFailureRatio)
   if (warning.exceeded) {
     lines.push(`servebench: WARNING: ${describeFailureRatio(warning, '--max-failure-ratio')}`)
   }
@@ -48,6 +44,6 @@ export function reportFailures(
  * says nothing about the server); undefined when it does not.
  */
 export function clientSaturationFailure(config: BenchConfig, saturated: boolean): string | undefined {
-  if (!saturated || (config.clientCheck ?? 'fail') !== 'fail') return undefined
+  if (!saturated || config.clientCheck !== 'fail') return undefined
   return `servebench: FAILED: the client was saturated, so these latencies measure the client, not the server (exit ${EXIT_CODES.clientSaturated}; --client-check warn keeps exit 0)`
 }

@@ -132,8 +132,8 @@ export interface RequestOptions {
   timeoutS?: number
   /** Fail a stream that stays silent this long (Python `VLLM_BENCH_SOCK_READ`); undefined = none. */
   readTimeoutS?: number
-  /** `--max-retries`: retries of a request that failed before its response body (runner/retry.ts); undefined = 0. */
-  maxRetries?: number
+  /** `--max-retries`: retries of a request that failed before its response body (runner/retry.ts). @default 0 */
+  maxRetries: number
 }
 
 /** `--goodput` SLOs, milliseconds. */
@@ -199,8 +199,8 @@ export interface BenchConfig {
    * into `server_metrics` (docs/reports.md); undefined = no scraping.
    */
   serverMetricsIntervalS?: number
-  /** `--max-failure-ratio`: warn above this failed fraction (Vitest: fail); undefined = 0.05. */
-  maxFailureRatio?: number
+  /** `--max-failure-ratio`: warn above this failed fraction (Vitest: fail). @default 0.05 */
+  maxFailureRatio: number
   /** `--fail-on-error-ratio`: the CLI exits 1 above this failed fraction; undefined = never. */
   failOnErrorRatio?: number
   /**
@@ -208,7 +208,7 @@ export interface BenchConfig {
    * exits 4 after writing the result, `warn` only prints the line, `off` skips the self-check.
    * @default 'fail'
    */
-  clientCheck?: ClientCheckMode
+  clientCheck: ClientCheckMode
   /**
    * `--client-threads`: worker threads that each send and time a share of the requests, with their
    * own connection pools (runner/threads/); 1 sends from the calling thread. `auto` (or undefined)
@@ -216,7 +216,7 @@ export interface BenchConfig {
    * machine or a light load.
    * @default 'auto'
    */
-  clientThreads?: number | 'auto'
+  clientThreads: number | 'auto'
   /** `--segment i/n` (or `SERVEBENCH_SEGMENT`, `JOB_COMPLETION_INDEX`): send only this share of the schedule. */
   segment?: SegmentConfig
   /** `--start-at`: wall-clock time (Unix epoch, ms) at which the timed run starts. */
@@ -231,8 +231,8 @@ export interface BenchConfig {
   multiTurn?: MultiTurnConfig
   /** `--sweep-max-concurrency` / `--sweep-request-rate`: one run per value. */
   sweep?: SweepConfig
-  /** `--num-runs`: repeat the run and report mean, std, min, max and CV per metric; undefined = 1. */
-  numRuns?: number
+  /** `--num-runs`: repeat the run and report mean, std, min, max and CV per metric. @default 1 */
+  numRuns: number
   /** `--max-model-len` (Rust): drop requests, or turns, whose prompt plus expected output exceed it. */
   maxModelLen?: number
   /** `--lora-modules` / `--lora-assignment`: the adapter each request (or conversation) names. */

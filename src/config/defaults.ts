@@ -29,6 +29,9 @@ export const DEFAULT_POOLING_PERCENTILE_METRICS: readonly PercentileMetric[] = [
 /** Python `--percentile-metrics` default for generation backends. */
 export const DEFAULT_PERCENTILE_METRICS: readonly PercentileMetric[] = ['ttft', 'tpot', 'itl']
 
+/** Failure fraction above which `servebench serve` warns (`--max-failure-ratio`) and a Vitest benchmark fails. */
+export const DEFAULT_MAX_FAILURE_RATIO = 0.05
+
 /** Python defaults (the parser of vllm/benchmarks/serve.py) for everything a run needs; faces override what the user set. */
 // The dataset type stays `random` so callers can set its fields without narrowing.
 export function defaultBenchConfig(): BenchConfig & { dataset: Extract<DatasetConfig, { kind: 'random' }> } {
@@ -58,6 +61,7 @@ export function defaultBenchConfig(): BenchConfig & { dataset: Extract<DatasetCo
       sampling: {},
       extraBody: {},
       requestIdPrefix: defaultRequestIdPrefix(),
+      maxRetries: 0,
     },
     numWarmups: 0,
     readyCheckTimeoutS: 0,
@@ -66,6 +70,10 @@ export function defaultBenchConfig(): BenchConfig & { dataset: Extract<DatasetCo
     metadata: [],
     output: { saveResult: false, saveDetailed: false, appendResult: false },
     disableTqdm: false,
+    maxFailureRatio: DEFAULT_MAX_FAILURE_RATIO,
+    clientCheck: 'fail',
+    clientThreads: 'auto',
+    numRuns: 1,
   }
 }
 

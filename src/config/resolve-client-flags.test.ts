@@ -11,7 +11,7 @@ describe('--client-threads, --segment, --start-at', () => {
     expect(config.clientThreads).toBe(4)
     expect(config.segment).toEqual({ index: 2, count: 4, source: '--segment' })
     expect(config.startAtEpochMs).toBe(1_800_000_000_000)
-    expect(resolve([]).clientThreads).toBeUndefined()
+    expect(resolve([]).clientThreads).toBe('auto')
     expect(resolve(['--client-threads', '1']).clientThreads).toBe(1)
     expect(resolve(['--client-threads', 'auto']).clientThreads).toBe('auto')
   })

@@ -49,7 +49,7 @@ export function resolveClientFlags(
       ? '--multi-turn'
       : config.sweep
         ? 'a sweep'
-        : config.numRuns !== undefined && config.numRuns > 1
+        : config.numRuns > 1
           ? '--num-runs'
           : undefined
     if (mode) {

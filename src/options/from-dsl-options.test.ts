@@ -67,8 +67,8 @@ describe('client and failure options', () => {
     expect(c.failOnErrorRatio).toBe(0.5)
     const d = benchConfigFromDsl({}, ctx)
     expect(d.request.readTimeoutS).toBeUndefined()
-    expect(d.request.maxRetries).toBeUndefined()
-    expect(d.maxFailureRatio).toBeUndefined()
+    expect(d.request.maxRetries).toBe(0)
+    expect(d.maxFailureRatio).toBe(0.05)
     expect(d.failOnErrorRatio).toBeUndefined()
   })
 

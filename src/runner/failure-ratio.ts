@@ -1,5 +1,4 @@
-/** Failure fraction above which `servebench serve` warns (`--max-failure-ratio`) and a Vitest benchmark fails. */
-export const DEFAULT_MAX_FAILURE_RATIO = 0.05
+export { DEFAULT_MAX_FAILURE_RATIO } from '../config/defaults.ts'
 
 /** How a run's failures compare with a threshold. */
 export interface FailureRatio {

@@ -91,7 +91,7 @@ async function measureThrough(
   threads: ClientThreads | undefined,
 ): Promise<Measured> {
   const { config, backend, client, requests, secrets, retries } = plan
-  const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries ?? 0 }
+  const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: config.request.maxRetries }
   const pooling = backend.task === 'pooling'
   const startedMs = performance.now()
   const sent = await sendSchedule(

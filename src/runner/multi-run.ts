@@ -26,8 +26,7 @@ export async function runMultiRun(
   hooks: ModeHooks,
 ): Promise<MultiRunOutcome> {
   const { config, numRuns } = plan
-  const runConfig: BenchConfig = { ...config }
-  delete runConfig.numRuns
+  const runConfig: BenchConfig = { ...config, numRuns: 1 }
   hooks.print(multiRunBanner(numRuns))
   const outcomes: RunOutcome[] = []
   let interrupted = false

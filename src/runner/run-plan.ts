@@ -35,7 +35,7 @@ export function planRun(config: BenchConfig): RunPlan {
       : { kind: 'multi-turn', config, multiTurn }
   }
   if (sweep) return { kind: 'sweep', config, sweep, multiTurn: false }
-  const numRuns = config.numRuns ?? 1
+  const { numRuns } = config
   if (numRuns > 1) return { kind: 'multi-run', config, numRuns }
   return { kind: 'single', config }
 }

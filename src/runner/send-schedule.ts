@@ -41,7 +41,7 @@ export interface SentSchedule {
  */
 export function clientThreadCount(config: BenchConfig, load: OfferedLoad): number {
   if (typeof config.clientThreads === 'number') return config.clientThreads
-  const several = config.sweep !== undefined || (config.numRuns ?? 1) > 1 || config.multiTurn !== undefined
+  const several = config.sweep !== undefined || config.numRuns > 1 || config.multiTurn !== undefined
   return several ? 1 : autoClientThreads(load)
 }
 
@@ -62,7 +62,7 @@ export async function openClientThreads(
     connections: options.connections,
     insecure: config.endpoint.insecure,
     httpTransport: config.endpoint.httpTransport,
-    maxRetries: config.request.maxRetries ?? 0,
+    maxRetries: config.request.maxRetries,
     retries: options.retries,
   })
 }

@@ -7,11 +7,7 @@ import { configWorkload } from '../../config/fingerprint.ts'
 import { mergeVerdictOptions, resolveVerdictOptions } from '../../config/verdict-options.ts'
 import { EndpointError, isUserError } from '../../errors.ts'
 import { configFingerprint, resolveDsl } from '../../options/from-dsl.ts'
-import {
-  checkFailureRatio,
-  DEFAULT_MAX_FAILURE_RATIO,
-  describeFailureRatio,
-} from '../../runner/failure-ratio.ts'
+import { checkFailureRatio, describeFailureRatio } from '../../runner/failure-ratio.ts'
 import { endpointHeaders } from '../../runner/model-info.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { segmentFileOf } from '../../runner/segment-file-of.ts'
@@ -256,7 +252,7 @@ export function assertFailureRatio(
   const failed = records.filter((r) => !r.success)
   const counts = { completed: records.length - failed.length, failed: failed.length }
   const firstError = `first error: ${failed[0]?.error ?? 'unknown error'}`
-  const maxRatio = config.maxFailureRatio ?? DEFAULT_MAX_FAILURE_RATIO
+  const maxRatio = config.maxFailureRatio
   if (config.failOnErrorRatio === undefined) {
     const check = checkFailureRatio(counts, maxRatio)
     if (check.exceeded) throw new Error(`${describeFailureRatio(check, 'maxFailureRatio')}; ${firstError}`)
