@@ -11,6 +11,7 @@ import { mean } from '../../metrics/percentile.ts'
 import { pyFixed } from '../../metrics/py-number.ts'
 import { center } from '../console/console.ts'
 import { type ExtraResultKeys, requestArrays } from './result-json.ts'
+import type { RequestArrays } from './result-types.ts'
 
 /** One sent turn, with the conversation it belongs to. */
 export interface TurnRecord {
@@ -97,7 +98,7 @@ export interface PerTurnMetricsJson extends Throughputs {
  * `--metadata` keys, the statistics keys (`mean_ttft_ms`, …) and the extras' keys, with Python's
  * per-request arrays kept in memory (written only with `--save-detailed`).
  */
-export interface MultiTurnBenchResult extends Throughputs {
+export interface MultiTurnBenchResult extends Throughputs, RequestArrays {
   date: string
   mode: 'multi_turn'
   backend: string
@@ -125,15 +126,6 @@ export interface MultiTurnBenchResult extends Throughputs {
   /** Written when a turn failed. */
   failed_requests?: FailedTurnJson[]
   per_turn_metrics: PerTurnMetricsJson[]
-  input_lens: number[]
-  output_lens: number[]
-  ttfts: number[]
-  itls: number[][]
-  latencies: number[]
-  start_times: number[]
-  queue_times: number[]
-  generated_texts: string[]
-  errors: string[]
   /** servebench's self-check, after the Rust keys. */
   client_health?: Record<string, unknown>
   /** servebench: `true`, last, only when the run was stopped. */

@@ -8,7 +8,7 @@ import type { RequestRecord } from '../../config/records.ts'
 import { MAX_LABEL_BYTES, safeFileNamePart } from '../../file-names.ts'
 import type { BenchmarkMetrics } from '../../metrics/calculate.ts'
 import { pyFloatRepr } from '../../metrics/py-number.ts'
-import type { BenchResult } from './result-types.ts'
+import type { BenchResult, RequestArrays } from './result-types.ts'
 import { DETAILED_KEYS, SERVEBENCH_DETAILED_KEYS } from './result-types.ts'
 import type { AnyBenchResult } from './run-result.ts'
 import { SERVER_DETAILED_KEYS } from './server-keys.ts'
@@ -79,17 +79,7 @@ export function setRequestArrays(out: Record<string, unknown>, records: readonly
 }
 
 /** The per-request arrays of {@link setRequestArrays}, as an object in their order. */
-export function requestArrays(records: readonly RequestRecord[]): {
-  input_lens: number[]
-  output_lens: number[]
-  ttfts: number[]
-  itls: number[][]
-  latencies: number[]
-  start_times: number[]
-  queue_times: number[]
-  generated_texts: string[]
-  errors: string[]
-} {
+export function requestArrays(records: readonly RequestRecord[]): RequestArrays {
   return {
     input_lens: records.map((r) => r.promptLen),
     output_lens: records.map((r) => (r.success ? r.outputLen : 0)),

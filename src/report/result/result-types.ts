@@ -17,21 +17,10 @@ export interface ResultSetupKeys {
 }
 
 /**
- * The result object, keyed exactly as Python `vllm bench serve` writes its result JSON
- * (vllm/benchmarks/serve.py, `main_async` + `benchmark()`). Key order is the order of insertion in
- * `report/result/result-json.ts`. In memory the per-request arrays are always present; the writer
- * drops them unless `--save-detailed`.
+ * The per-request arrays ({@link DETAILED_KEYS}, in that order): 1:1 with the records, failures
+ * included. A generation and a multi-turn result both carry them.
  */
-export interface BenchResult extends ResultSetupKeys {
-  duration: number
-  completed: number
-  failed: number
-  total_input_tokens: number
-  total_output_tokens: number
-  request_throughput: number
-  request_goodput: number | null
-  output_throughput: number
-  total_token_throughput: number
+export interface RequestArrays {
   input_lens: number[]
   output_lens: number[]
   ttfts: number[]
@@ -41,6 +30,24 @@ export interface BenchResult extends ResultSetupKeys {
   queue_times: number[]
   generated_texts: string[]
   errors: string[]
+}
+
+/**
+ * The result object, keyed exactly as Python `vllm bench serve` writes its result JSON
+ * (vllm/benchmarks/serve.py, `main_async` + `benchmark()`). Key order is the order of insertion in
+ * `report/result/result-json.ts`. In memory the per-request arrays are always present; the writer
+ * drops them unless `--save-detailed`.
+ */
+export interface BenchResult extends ResultSetupKeys, RequestArrays {
+  duration: number
+  completed: number
+  failed: number
+  total_input_tokens: number
+  total_output_tokens: number
+  request_throughput: number
+  request_goodput: number | null
+  output_throughput: number
+  total_token_throughput: number
   max_output_tokens_per_s: number
   max_concurrent_requests: number
   rtfx: number
