@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { parseArgs } from '../cli/parse-args.ts'
-import { resolveServeFlags } from '../options/serve-flags.ts'
+import { resolveArgv } from '../../test/config-doors.ts'
 
 const resolve = (args: string[], env: Record<string, string> = {}) =>
-  resolveServeFlags(parseArgs(['--model', 'm', '--tokenizer', 'cl100k_base', ...args]), env)
+  resolveArgv(['--model', 'm', '--tokenizer', 'cl100k_base', ...args], env)
 
 describe('--client-threads, --segment, --start-at', () => {
   it('reads each flag; auto is the default, and one thread is asked for as 1', () => {

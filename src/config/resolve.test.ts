@@ -1,14 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
+import { resolveArgv } from '../../test/config-doors.ts'
 import { findFlag } from '../cli/flags.ts'
 import { parseArgs } from '../cli/parse-args.ts'
 import { resolveServeFlags } from '../options/serve-flags.ts'
 
-const resolve = (argv: string[], env: Record<string, string> = {}) =>
-  resolveServeFlags(parseArgs(argv), env, (name) => findFlag(name)?.status)
-
 describe('resolveServeFlags', () => {
   it('applies the Python defaults', () => {
-    const config = resolve([])
+    const config = resolveArgv([])
     expect(config.endpoint).toMatchObject({
       backend: 'openai',
       baseUrl: 'http://127.0.0.1:8000',
@@ -26,13 +24,13 @@ describe('resolveServeFlags', () => {
 
   it('forces ignore_eos only for the datasets Python forces it for, unless --ignore-eos is given', () => {
     const sharegpt = ['--dataset-name', 'sharegpt', '--dataset-path', 'x.json']
-    expect(resolve(sharegpt).request.ignoreEos).toBe(false)
-    expect(resolve([...sharegpt, '--ignore-eos']).request.ignoreEos).toBe(true)
-    expect(resolve(['--backend', 'openai-chat']).request.ignoreEos).toBe(true)
+    expect(resolveArgv(sharegpt).request.ignoreEos).toBe(false)
+    expect(resolveArgv([...sharegpt, '--ignore-eos']).request.ignoreEos).toBe(true)
+    expect(resolveArgv(['--backend', 'openai-chat']).request.ignoreEos).toBe(true)
   })
 
   it('maps the chat backend to its endpoint and --base-url over --host/--port', () => {
-    const config = resolve([
+    const config = resolveArgv([
       '--backend',
       'openai-chat',
       '--base-url',
@@ -46,7 +44,7 @@ describe('resolveServeFlags', () => {
 
   it('takes a base URL that ends in /v1 as OpenAI clients do, and says so', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    expect(resolve(['--base-url', 'http://u:secret@gpu:8000/v1/']).endpoint.baseUrl).toBe(
+    expect(resolveArgv(['--base-url', 'http://u:secret@gpu:8000/v1/']).endpoint.baseUrl).toBe(
       'http://u:secret@gpu:8000',
     )
     expect(warn.mock.calls).toEqual([
@@ -55,29 +53,29 @@ describe('resolveServeFlags', () => {
       ],
     ])
     // An endpoint outside /v1 keeps the base URL whole: a server mounted under /v1 is meant.
-    const infinity = resolve(['--backend', 'infinity-embeddings', '--base-url', 'http://gpu:7997/v1'])
+    const infinity = resolveArgv(['--backend', 'infinity-embeddings', '--base-url', 'http://gpu:7997/v1'])
     expect(infinity.endpoint.baseUrl).toBe('http://gpu:7997/v1')
     expect(warn).toHaveBeenCalledTimes(1)
   })
 
   it('refuses --http-transport lean with a proxy in the environment, naming the flag', () => {
-    expect(() => resolve(['--http-transport', 'lean'], { https_proxy: 'http://proxy:3128' })).toThrow(
+    expect(() => resolveArgv(['--http-transport', 'lean'], { https_proxy: 'http://proxy:3128' })).toThrow(
       "--http-transport is 'lean', which cannot send through a proxy, and HTTP_PROXY or HTTPS_PROXY is set; use 'auto' or",
     )
     expect(
-      resolve(['--http-transport', 'auto'], { HTTP_PROXY: 'http://proxy:3128' }).endpoint.httpTransport,
+      resolveArgv(['--http-transport', 'auto'], { HTTP_PROXY: 'http://proxy:3128' }).endpoint.httpTransport,
     ).toBe('auto')
-    expect(resolve(['--http-transport', 'lean']).endpoint.httpTransport).toBe('lean')
+    expect(resolveArgv(['--http-transport', 'lean']).endpoint.httpTransport).toBe('lean')
   })
 
   it('reads the API key from OPENAI_API_KEY and headers as KEY=VALUE', () => {
-    const config = resolve(['--header', 'X-A = 1', 'x-b=c=d'], { OPENAI_API_KEY: 'sk-test' })
+    const config = resolveArgv(['--header', 'X-A = 1', 'x-b=c=d'], { OPENAI_API_KEY: 'sk-test' })
     expect(config.endpoint.apiKey).toBe('sk-test')
     expect(config.endpoint.headers).toEqual({ 'X-A': '1', 'x-b': 'c=d' })
   })
 
   it('merges sampling flags, extra body, goodput, percentiles and metadata', () => {
-    const config = resolve([
+    const config = resolveArgv([
       '--temperature',
       '0',
       '--top-k',
@@ -107,7 +105,7 @@ describe('resolveServeFlags', () => {
   })
 
   it('accepts inf rates and a ramp-up with the rate left at inf', () => {
-    const config = resolve([
+    const config = resolveArgv([
       '--ramp-up-strategy',
       'linear',
       '--ramp-up-start-rps',
@@ -123,7 +121,7 @@ describe('resolveServeFlags', () => {
 
   it('reports every bad value with its flag and what is valid', () => {
     expect(() =>
-      resolve([
+      resolveArgv([
         '--num-prompts',
         '0',
         '--request-rate',
@@ -155,11 +153,11 @@ describe('resolveServeFlags', () => {
   })
 
   it('rejects a ramp-up without its rates, a zero start rate, and a finite --request-rate', () => {
-    expect(() => resolve(['--ramp-up-strategy', 'exponential'])).toThrow(
+    expect(() => resolveArgv(['--ramp-up-strategy', 'exponential'])).toThrow(
       '--ramp-up-strategy needs both --ramp-up-start-rps and --ramp-up-end-rps',
     )
     expect(() =>
-      resolve([
+      resolveArgv([
         '--ramp-up-strategy',
         'linear',
         '--ramp-up-start-rps',
@@ -184,10 +182,10 @@ describe('resolveServeFlags', () => {
   })
 
   it('rejects --dataset-path with the random dataset and a bad range ratio', () => {
-    expect(() => resolve(['--dataset-path', 'x.json'])).toThrow(
+    expect(() => resolveArgv(['--dataset-path', 'x.json'])).toThrow(
       '--dataset-path cannot be used with --dataset-name random',
     )
-    expect(() => resolve(['--random-range-ratio', 'abc'])).toThrow(
+    expect(() => resolveArgv(['--random-range-ratio', 'abc'])).toThrow(
       '--random-range-ratio must be a number or a JSON object {"input": a, "output": b} (got "abc")',
     )
   })

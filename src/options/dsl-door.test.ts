@@ -1,25 +1,17 @@
 import { describe, expect, it } from 'vitest'
+import { issuesOf } from '../../test/config-doors.ts'
 import type { ServeBenchOptions } from '../config/dsl-options.ts'
 import { didYouMean } from '../config/unknown-keys.ts'
-import { ConfigError } from '../errors.ts'
 import { datasets, endpoint, load } from '../vitest/runtime/builders.ts'
 import { benchConfigFromDsl, configFingerprint } from './from-dsl.ts'
 
 const ctx = { name: 'typo', defaultBaseUrl: 'http://127.0.0.1:9', simulator: true }
-
-function issuesOf(options: unknown): string[] {
-  try {
-    benchConfigFromDsl(options as ServeBenchOptions, ctx)
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    return error.issues.map((i) => `${i.path} ${i.message}`)
-  }
-  return []
-}
+const dslIssues = (options: unknown): string[] =>
+  issuesOf(() => benchConfigFromDsl(options as ServeBenchOptions, ctx))
 
 describe('the DSL door refuses unknown keys, as plain JavaScript would pass them', () => {
   it('names each misspelt key with the closest valid one', () => {
-    const issues = issuesOf({
+    const issues = dslIssues({
       laod: load.closed({ concurrency: 2 }),
       endpoint: { kind: 'endpoint', modle: 'm' },
       dataset: { kind: 'random', inputLength: 8 },
@@ -34,7 +26,7 @@ describe('the DSL door refuses unknown keys, as plain JavaScript would pass them
     expect(issues[2]).toMatch(
       /^serveBench\('typo'\)\.dataset\.inputLength is not an option of datasets\.random\(\); did you mean 'inputLen'\?/,
     )
-    expect(issuesOf({ load: { kind: 'poisson', rate: 2, maxConcurency: 4 } })).toEqual([
+    expect(dslIssues({ load: { kind: 'poisson', rate: 2, maxConcurency: 4 } })).toEqual([
       expect.stringMatching(
         /^serveBench\('typo'\)\.load\.maxConcurency is not an option of load\.poisson\(\); did you mean 'maxConcurrency'\?/,
       ),
@@ -58,7 +50,7 @@ describe('the DSL door refuses unknown keys, as plain JavaScript would pass them
   })
 
   it('asks for the required field of a load kind and a dataset from a builder', () => {
-    expect(issuesOf({ load: { kind: 'poisson' }, dataset: { inputLen: 3 } })).toEqual([
+    expect(dslIssues({ load: { kind: 'poisson' }, dataset: { inputLen: 3 } })).toEqual([
       "serveBench('typo').dataset must come from datasets.<name>(), e.g. datasets.random()",
       "serveBench('typo').load.rate is required by load.poisson()",
     ])

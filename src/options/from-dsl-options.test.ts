@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { issuesOf } from '../../test/config-doors.ts'
 import type { ServeBenchOptions } from '../config/dsl-options.ts'
-import type { ConfigError } from '../errors.ts'
 import { datasets, load } from '../vitest/runtime/builders.ts'
 import { benchConfigFromDsl, configFingerprint } from './from-dsl.ts'
 
 // load.trace(), the failure thresholds and the client options of serveBench.
 const ctx = { name: 'opts', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }
-
-function issuesOf(options: ServeBenchOptions): string[] {
-  try {
-    benchConfigFromDsl(options, ctx)
-  } catch (error) {
-    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
-  }
-  return []
-}
+const dslIssues = (options: ServeBenchOptions): string[] => issuesOf(() => benchConfigFromDsl(options, ctx))
 
 describe('load.trace()', () => {
   it('replays a timed trace at its timestamps, scaled by timeScale, with an optional cap', () => {
@@ -36,16 +28,16 @@ describe('load.trace()', () => {
   })
 
   it('needs a self-timed trace and a positive time scale', () => {
-    expect(issuesOf({ load: load.trace() })).toEqual([
+    expect(dslIssues({ load: load.trace() })).toEqual([
       "serveBench('opts').load load.trace() replays trace timestamps and needs datasets.timedTrace() (got a 'random' dataset)",
     ])
     expect(
-      issuesOf({ dataset: datasets.timedTrace({ path: 't', selfTimed: false }), load: load.trace() }),
+      dslIssues({ dataset: datasets.timedTrace({ path: 't', selfTimed: false }), load: load.trace() }),
     ).toEqual([
       "serveBench('opts').dataset.selfTimed is false, but load.trace() sends each request at its trace timestamp; drop selfTimed: false or use another load",
     ])
     expect(
-      issuesOf({
+      dslIssues({
         dataset: datasets.timedTrace({ path: 't' }),
         load: load.trace({ timeScale: 0, maxConcurrency: 0 }),
       }),
@@ -74,7 +66,7 @@ describe('client and failure options', () => {
 
   it('names every bad value', () => {
     expect(
-      issuesOf({ readTimeoutS: 0, maxRetries: 1.5, maxFailureRatio: -0.1, failOnErrorRatio: 2 }),
+      dslIssues({ readTimeoutS: 0, maxRetries: 1.5, maxFailureRatio: -0.1, failOnErrorRatio: 2 }),
     ).toEqual([
       `serveBench('opts').readTimeoutS must be a number of seconds > 0 (got "0")`,
       `serveBench('opts').maxRetries must be an integer (got "1.5")`,
@@ -90,7 +82,7 @@ describe('serverMetricsIntervalS', () => {
     expect(scraped.serverMetricsIntervalS).toBe(2)
     expect(benchConfigFromDsl({}, ctx).serverMetricsIntervalS).toBeUndefined()
     expect(configFingerprint(scraped)).toBe(configFingerprint(benchConfigFromDsl({}, ctx)))
-    expect(issuesOf({ serverMetricsIntervalS: 0 })).toEqual([
+    expect(dslIssues({ serverMetricsIntervalS: 0 })).toEqual([
       `serveBench('opts').serverMetricsIntervalS must be a number of seconds > 0 (got "0")`,
     ])
   })

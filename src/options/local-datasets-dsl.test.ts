@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { issuesOf } from '../../test/config-doors.ts'
 import type { ServeBenchOptions } from '../config/dsl-options.ts'
-import type { ConfigError } from '../errors.ts'
 import { datasets, load } from '../vitest/runtime/builders.ts'
 import { benchConfigFromDsl } from './from-dsl.ts'
 
 const ctx = { name: 'local', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }
-
-function issuesOf(options: ServeBenchOptions): string[] {
-  try {
-    benchConfigFromDsl(options, ctx)
-  } catch (error) {
-    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
-  }
-  throw new Error('expected a ConfigError')
-}
+const dslIssues = (options: ServeBenchOptions): string[] => issuesOf(() => benchConfigFromDsl(options, ctx))
 
 describe('local datasets in the DSL', () => {
   it('builds each dataset config with its defaults', () => {
@@ -55,17 +47,17 @@ describe('local datasets in the DSL', () => {
 
   it('reports every bad field with its path', () => {
     expect(
-      issuesOf({ dataset: datasets.prefixRepetition({ prefixLen: 0, suffixLen: 0, outputLen: 1.5 }) }),
+      dslIssues({ dataset: datasets.prefixRepetition({ prefixLen: 0, suffixLen: 0, outputLen: 1.5 }) }),
     ).toEqual([
       `serveBench('local').dataset.outputLen must be an integer (got "1.5")`,
       "serveBench('local').dataset.suffixLen and dataset.prefixLen are both 0; a prompt needs at least 1 token",
     ])
-    expect(issuesOf({ dataset: datasets.custom({ path: '', outputLen: 0 }) })).toEqual([
+    expect(dslIssues({ dataset: datasets.custom({ path: '', outputLen: 0 }) })).toEqual([
       "serveBench('local').dataset.path is required with datasets.custom() (a .jsonl file)",
       "serveBench('local').dataset.outputLen must be -1 (each line's output_tokens) or at least 1 (got 0)",
     ])
     expect(
-      issuesOf({ dataset: datasets.speedBench({ path: 'd', subset: 'huge' as 'qualitative' }) }),
+      dslIssues({ dataset: datasets.speedBench({ path: 'd', subset: 'huge' as 'qualitative' }) }),
     ).toEqual([
       `serveBench('local').dataset.subset must be one of qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k (got "huge")`,
     ])
@@ -73,7 +65,7 @@ describe('local datasets in the DSL', () => {
 
   it('rejects a computed load with a self-timed trace, and a chat backend', () => {
     expect(
-      issuesOf({ dataset: datasets.timedTrace({ path: 't' }), load: load.poisson({ rate: 5 }) }),
+      dslIssues({ dataset: datasets.timedTrace({ path: 't' }), load: load.poisson({ rate: 5 }) }),
     ).toEqual([
       "serveBench('local').load.rate has no effect under trace-driven timing (timed_trace sends each request at its trace timestamp); set dataset.selfTimed: false to use it",
     ])
@@ -90,7 +82,7 @@ describe('local datasets in the DSL', () => {
       ),
     ).not.toThrow()
     expect(
-      issuesOf({
+      dslIssues({
         endpoint: { kind: 'endpoint', backend: 'openai-chat' },
         dataset: datasets.timedTrace({ path: 't', secMultiplier: 0 }),
       }),
@@ -102,7 +94,7 @@ describe('local datasets in the DSL', () => {
 
   it("checks a nested option's keys as an object's, and load.trace() scales the trace's own times", () => {
     const labels = (value: unknown): string[] =>
-      issuesOf({
+      dslIssues({
         dataset: { ...datasets.timedTrace({ path: 't' }), labels: value } as ServeBenchOptions['dataset'],
       })
     expect(labels({ hashId: 'blocks' })).toEqual([
@@ -118,7 +110,7 @@ describe('local datasets in the DSL', () => {
     )
     expect(config.dataset).toMatchObject({ kind: 'timed_trace', secMultiplier: 0.0005, selfTimed: true })
     expect(
-      issuesOf({ dataset: datasets.timedTrace({ path: 't', selfTimed: false }), load: load.trace() }),
+      dslIssues({ dataset: datasets.timedTrace({ path: 't', selfTimed: false }), load: load.trace() }),
     ).toEqual([
       "serveBench('local').dataset.selfTimed is false, but load.trace() sends each request at its trace timestamp; drop selfTimed: false or use another load",
     ])

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../errors.ts'
+import { issuesOf } from '../../test/config-doors.ts'
 import { datasets, endpoint } from '../vitest/runtime/builders.ts'
 import { benchConfigFromDsl } from './from-dsl.ts'
 
 const sim = { name: 'rerank', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true }
-
-function issuesOf(run: () => unknown): string[] {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((i) => `${i.path} ${i.message}`)
-    throw error
-  }
-  return []
-}
 
 describe('DSL: other backends and datasets.randomRerank()', () => {
   it('reaches a pooling backend through endpoint({ backend }), with E2EL statistics by default', () => {

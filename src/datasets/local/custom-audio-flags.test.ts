@@ -1,27 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { findFlag } from '../../cli/flags.ts'
-import { parseArgs } from '../../cli/parse-args.ts'
+import { argvIssues, resolveArgv } from '../../../test/config-doors.ts'
 import type { ConfigError } from '../../errors.ts'
 import { benchConfigFromDsl } from '../../options/from-dsl.ts'
-import { resolveServeFlags } from '../../options/serve-flags.ts'
-
-const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
-
-function issuesOf(argv: string[]): string[] {
-  try {
-    resolve(argv)
-  } catch (error) {
-    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
-  }
-  throw new Error('expected a ConfigError')
-}
 
 const AUDIO = ['--backend', 'openai-audio']
 
 describe('custom_audio flags', () => {
   it('resolves the path, the output length and the order switches', () => {
     expect(
-      resolve([...AUDIO, '--dataset-name', 'custom_audio', '--dataset-path', 'a.jsonl']).dataset,
+      resolveArgv([...AUDIO, '--dataset-name', 'custom_audio', '--dataset-path', 'a.jsonl']).dataset,
     ).toEqual({
       kind: 'custom_audio',
       path: 'a.jsonl',
@@ -30,7 +17,7 @@ describe('custom_audio flags', () => {
       disableShuffle: false,
       noOversample: false,
     })
-    const perLine = resolve([
+    const perLine = resolveArgv([
       ...AUDIO,
       '--dataset-name',
       'custom_audio',
@@ -44,7 +31,7 @@ describe('custom_audio flags', () => {
   })
 
   it('needs openai-audio (or openai-chat with --enable-multimodal-chat), a path and a tokenizer', () => {
-    expect(issuesOf(['--dataset-name', 'custom_audio', '--skip-tokenizer-init'])).toEqual([
+    expect(argvIssues(['--dataset-name', 'custom_audio', '--skip-tokenizer-init'])).toEqual([
       "--dataset-name custom_audio needs --backend openai-audio (it sends each line's audio file for transcription) or openai-chat with --enable-multimodal-chat (an input_audio part); got --backend openai",
       '--skip-tokenizer-init cannot be used with --dataset-name custom_audio: it needs a tokenizer to count prompt tokens',
       '--dataset-path is required with --dataset-name custom_audio (a .jsonl file)',
@@ -56,15 +43,15 @@ describe('custom_audio on openai-chat', () => {
   const custom = ['--dataset-name', 'custom_audio', '--dataset-path', 'a.jsonl']
   it('takes --enable-multimodal-chat with openai-chat, and needs it there', () => {
     expect(
-      resolve(['--backend', 'openai-chat', '--enable-multimodal-chat', ...custom]).dataset,
+      resolveArgv(['--backend', 'openai-chat', '--enable-multimodal-chat', ...custom]).dataset,
     ).toMatchObject({ kind: 'custom_audio', path: 'a.jsonl' })
-    expect(issuesOf(['--backend', 'openai-chat', ...custom])).toEqual([
+    expect(argvIssues(['--backend', 'openai-chat', ...custom])).toEqual([
       '--enable-multimodal-chat is required for custom_audio with --backend openai-chat (it sends each audio file as an input_audio part)',
     ])
   })
 
   it('refuses --enable-multimodal-chat with openai-audio', () => {
-    expect(issuesOf([...AUDIO, '--enable-multimodal-chat', ...custom])).toEqual([
+    expect(argvIssues([...AUDIO, '--enable-multimodal-chat', ...custom])).toEqual([
       '--enable-multimodal-chat sends the audio as a chat part, which openai-audio cannot send (drop it, or use --backend openai-chat)',
     ])
   })
@@ -73,18 +60,19 @@ describe('custom_audio on openai-chat', () => {
 describe('ASR flags of hf', () => {
   it('reads the audio-length range (inf allowed) into the hf config', () => {
     const hf = ['--dataset-name', 'hf', '--dataset-path', 'openslr/librispeech_asr']
-    expect(resolve([...AUDIO, ...hf, '--asr-min-audio-len-sec', '1.5']).dataset).toMatchObject({
+    expect(resolveArgv([...AUDIO, ...hf, '--asr-min-audio-len-sec', '1.5']).dataset).toMatchObject({
       asrAudioLenS: { min: 1.5, max: Infinity },
     })
     expect(
-      resolve([...AUDIO, ...hf, '--asr-min-audio-len-sec', '0', '--asr-max-audio-len-sec', 'inf']).dataset,
+      resolveArgv([...AUDIO, ...hf, '--asr-min-audio-len-sec', '0', '--asr-max-audio-len-sec', 'inf'])
+        .dataset,
     ).toMatchObject({ asrAudioLenS: { min: 0, max: Infinity } })
-    expect(resolve([...AUDIO, ...hf]).dataset).not.toHaveProperty('asrAudioLenS')
+    expect(resolveArgv([...AUDIO, ...hf]).dataset).not.toHaveProperty('asrAudioLenS')
   })
 
   it('reports a bad range and an ASR set on another backend', () => {
     expect(
-      issuesOf([
+      argvIssues([
         '--dataset-name',
         'hf',
         '--dataset-path',
@@ -102,7 +90,7 @@ describe('ASR flags of hf', () => {
       '--asr-max-audio-len-sec must be a number of seconds ≥ 0 (got "soon")',
     ])
     expect(
-      issuesOf([
+      argvIssues([
         ...AUDIO,
         '--dataset-name',
         'hf',

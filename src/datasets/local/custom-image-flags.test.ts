@@ -1,38 +1,26 @@
 import { describe, expect, it } from 'vitest'
-import { findFlag } from '../../cli/flags.ts'
-import { parseArgs } from '../../cli/parse-args.ts'
+import { argvIssues, resolveArgv } from '../../../test/config-doors.ts'
 import type { ConfigError } from '../../errors.ts'
 import { benchConfigFromDsl } from '../../options/from-dsl.ts'
-import { resolveServeFlags } from '../../options/serve-flags.ts'
 import { datasets, endpoint } from '../../vitest/runtime/builders.ts'
 
-const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
 const CHAT = ['--backend', 'openai-chat']
 const BFCL = 'gorilla-llm/Berkeley-Function-Calling-Leaderboard'
 
-function issuesOf(argv: string[]): string[] {
-  try {
-    resolve(argv)
-  } catch (error) {
-    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
-  }
-  throw new Error('expected a ConfigError')
-}
-
 describe('custom_image flags', () => {
   it('resolves the path, --custom-output-len and the image switches', () => {
-    expect(resolve([...CHAT, '--dataset-name', 'custom_image', '--dataset-path', 'i.jsonl']).dataset).toEqual(
-      {
-        kind: 'custom_image',
-        path: 'i.jsonl',
-        outputLen: 256,
-        ensureClientSideData: false,
-        enableMultimodalChat: false,
-        disableShuffle: false,
-        noOversample: false,
-      },
-    )
-    const config = resolve([
+    expect(
+      resolveArgv([...CHAT, '--dataset-name', 'custom_image', '--dataset-path', 'i.jsonl']).dataset,
+    ).toEqual({
+      kind: 'custom_image',
+      path: 'i.jsonl',
+      outputLen: 256,
+      ensureClientSideData: false,
+      enableMultimodalChat: false,
+      disableShuffle: false,
+      noOversample: false,
+    })
+    const config = resolveArgv([
       ...CHAT,
       '--dataset-name',
       'custom_image',
@@ -57,7 +45,7 @@ describe('custom_image flags', () => {
   })
 
   it('needs openai-chat, a path and an output length of at least 1', () => {
-    expect(issuesOf(['--dataset-name', 'custom_image', '--custom-output-len', '-1'])).toEqual([
+    expect(argvIssues(['--dataset-name', 'custom_image', '--custom-output-len', '-1'])).toEqual([
       '--dataset-name custom_image needs --backend openai-chat (it sends images in chat messages); got --backend openai',
       '--dataset-path is required with --dataset-name custom_image (a .jsonl file)',
       '--custom-output-len must be at least 1 (got -1)',
@@ -65,7 +53,7 @@ describe('custom_image flags', () => {
   })
 
   it('runs with --skip-tokenizer-init, as Python', () => {
-    const config = resolve([
+    const config = resolveArgv([
       ...CHAT,
       '--dataset-name',
       'custom_image',
@@ -79,7 +67,7 @@ describe('custom_image flags', () => {
 
 describe('hf BFCL flags', () => {
   it('reads --bfcl-categories (trimmed, empty names dropped)', () => {
-    const config = resolve([
+    const config = resolveArgv([
       ...CHAT,
       '--dataset-name',
       'hf',
@@ -92,11 +80,20 @@ describe('hf BFCL flags', () => {
   })
 
   it('needs openai-chat, also for a local copy named with --hf-name', () => {
-    expect(issuesOf(['--dataset-name', 'hf', '--dataset-path', BFCL])).toEqual([
+    expect(argvIssues(['--dataset-name', 'hf', '--dataset-path', BFCL])).toEqual([
       `--backend must be openai-chat with ${BFCL}: it sends each request's tool schemas in chat completions (got openai)`,
     ])
     expect(
-      issuesOf(['--backend', 'vllm', '--dataset-name', 'hf', '--dataset-path', './bfcl', '--hf-name', BFCL]),
+      argvIssues([
+        '--backend',
+        'vllm',
+        '--dataset-name',
+        'hf',
+        '--dataset-path',
+        './bfcl',
+        '--hf-name',
+        BFCL,
+      ]),
     ).toEqual([
       `--backend must be openai-chat with ${BFCL}: it sends each request's tool schemas in chat completions (got vllm)`,
     ])

@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { findFlag } from '../../cli/flags.ts'
-import { parseArgs } from '../../cli/parse-args.ts'
-import type { ConfigError } from '../../errors.ts'
-import { resolveServeFlags } from '../../options/serve-flags.ts'
-
-const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
-
-function issuesOf(argv: string[]): string[] {
-  try {
-    resolve(argv)
-  } catch (error) {
-    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
-  }
-  throw new Error('expected a ConfigError')
-}
+import { argvIssues, resolveArgv } from '../../../test/config-doors.ts'
 
 describe('local dataset flags', () => {
   it('lists the valid names for an unknown dataset', () => {
-    const [issue] = issuesOf(['--dataset-name', 'nope'])
+    const [issue] = argvIssues(['--dataset-name', 'nope'])
     expect(issue).toMatch(
       /^--dataset-name must be one of random, .*custom, .*sonnet, prefix_repetition, .*timed_trace, timed-trace/,
     )
@@ -25,7 +11,7 @@ describe('local dataset flags', () => {
   })
 
   it('resolves custom with its defaults and -1', () => {
-    expect(resolve(['--dataset-name', 'custom', '--dataset-path', 'a.jsonl']).dataset).toEqual({
+    expect(resolveArgv(['--dataset-name', 'custom', '--dataset-path', 'a.jsonl']).dataset).toEqual({
       kind: 'custom',
       path: 'a.jsonl',
       outputLen: 256,
@@ -33,7 +19,7 @@ describe('local dataset flags', () => {
       disableShuffle: false,
       noOversample: false,
     })
-    const perLine = resolve([
+    const perLine = resolveArgv([
       '--dataset-name',
       'custom',
       '--dataset-path',
@@ -44,23 +30,23 @@ describe('local dataset flags', () => {
       '--disable-shuffle',
     ]).dataset
     expect(perLine).toMatchObject({ outputLen: -1, skipChatTemplate: true, disableShuffle: true })
-    expect(issuesOf(['--dataset-name', 'custom'])).toEqual([
+    expect(argvIssues(['--dataset-name', 'custom'])).toEqual([
       '--dataset-path is required with --dataset-name custom (a .jsonl file)',
     ])
     expect(
-      issuesOf(['--dataset-name', 'custom', '--dataset-path', 'a.jsonl', '--custom-output-len', '0']),
+      argvIssues(['--dataset-name', 'custom', '--dataset-path', 'a.jsonl', '--custom-output-len', '0']),
     ).toEqual(["--custom-output-len must be -1 (each line's output_tokens) or at least 1 (got 0)"])
   })
 
   it('resolves sonnet, prefix_repetition (both spellings), burstgpt, spec_bench', () => {
-    expect(resolve(['--dataset-name', 'sonnet']).dataset).toEqual({
+    expect(resolveArgv(['--dataset-name', 'sonnet']).dataset).toEqual({
       kind: 'sonnet',
       inputLen: 550,
       outputLen: 150,
       prefixLen: 200,
     })
     for (const name of ['prefix_repetition', 'prefix-repetition']) {
-      expect(resolve(['--dataset-name', name, '--output-len', '9']).dataset).toEqual({
+      expect(resolveArgv(['--dataset-name', name, '--output-len', '9']).dataset).toEqual({
         kind: 'prefix_repetition',
         prefixLen: 256,
         suffixLen: 256,
@@ -69,16 +55,22 @@ describe('local dataset flags', () => {
         disableShuffle: false,
       })
     }
-    expect(issuesOf(['--dataset-name', 'prefix_repetition', '--dataset-path', 'x'])).toEqual([
+    expect(argvIssues(['--dataset-name', 'prefix_repetition', '--dataset-path', 'x'])).toEqual([
       '--dataset-path cannot be used with --dataset-name prefix_repetition (it generates its prompts)',
     ])
-    expect(resolve(['--dataset-name', 'burstgpt', '--dataset-path', 'b.csv']).dataset).toEqual({
+    expect(resolveArgv(['--dataset-name', 'burstgpt', '--dataset-path', 'b.csv']).dataset).toEqual({
       kind: 'burstgpt',
       path: 'b.csv',
     })
     expect(
-      resolve(['--dataset-name', 'spec_bench', '--dataset-path', 'q.jsonl', '--spec-bench-category', 'math'])
-        .dataset,
+      resolveArgv([
+        '--dataset-name',
+        'spec_bench',
+        '--dataset-path',
+        'q.jsonl',
+        '--spec-bench-category',
+        'math',
+      ]).dataset,
     ).toMatchObject({ kind: 'spec_bench', outputLen: 256, category: 'math' })
   })
 
@@ -86,7 +78,7 @@ describe('local dataset flags', () => {
   it('resolves speed-bench with the subset alias --speed-bench-config', () => {
     for (const flag of ['--speed-bench-dataset-subset', '--speed-bench-config']) {
       expect(
-        resolve(['--dataset-name', 'speed-bench', '--dataset-path', 'd', flag, 'throughput_8k']).dataset,
+        resolveArgv(['--dataset-name', 'speed-bench', '--dataset-path', 'd', flag, 'throughput_8k']).dataset,
       ).toEqual({
         kind: 'speed_bench',
         path: 'd',
@@ -108,19 +100,19 @@ describe('local dataset flags', () => {
       '--speed-bench-config',
       'throughput_16k',
     ]
-    expect(resolve([...argv, '--speed-bench-max-input-len', '10240']).dataset).toMatchObject({
+    expect(resolveArgv([...argv, '--speed-bench-max-input-len', '10240']).dataset).toMatchObject({
       subset: 'throughput_16k',
       maxInputLen: 10240,
     })
-    expect(Object.keys(resolve(argv).dataset)).not.toContain('maxInputLen')
-    expect(issuesOf([...argv, '--speed-bench-max-input-len', '0'])).toEqual([
+    expect(Object.keys(resolveArgv(argv).dataset)).not.toContain('maxInputLen')
+    expect(argvIssues([...argv, '--speed-bench-max-input-len', '0'])).toEqual([
       '--speed-bench-max-input-len must be at least 1 (got 0)',
     ])
   })
 
   // Vectors of the Rust port's timed_trace config tests (config.rs).
   it('defaults timed_trace to self-timed with ignore_eos', () => {
-    const config = resolve(['--dataset-name', 'timed_trace', '--dataset-path', 't.jsonl'])
+    const config = resolveArgv(['--dataset-name', 'timed_trace', '--dataset-path', 't.jsonl'])
     expect(config.dataset).toEqual({
       kind: 'timed_trace',
       path: 't.jsonl',
@@ -135,7 +127,7 @@ describe('local dataset flags', () => {
       selfTimed: true,
     })
     expect(config.request.ignoreEos).toBe(true)
-    const untimed = resolve([
+    const untimed = resolveArgv([
       '--dataset-name',
       'timed-trace',
       '--dataset-path',
@@ -152,10 +144,10 @@ describe('local dataset flags', () => {
     const hint =
       'has no effect under trace-driven timing (timed_trace sends each request at its trace timestamp); pass --no-self-timed to use it'
     const base = ['--dataset-name', 'timed_trace', '--dataset-path', 't']
-    expect(issuesOf([...base, '--request-rate', '10'])).toEqual([`--request-rate ${hint}`])
-    expect(issuesOf([...base, '--burstiness', '0.5'])).toEqual([`--burstiness ${hint}`])
+    expect(argvIssues([...base, '--request-rate', '10'])).toEqual([`--request-rate ${hint}`])
+    expect(argvIssues([...base, '--burstiness', '0.5'])).toEqual([`--burstiness ${hint}`])
     expect(
-      issuesOf([
+      argvIssues([
         ...base,
         '--ramp-up-strategy',
         'linear',
@@ -165,26 +157,26 @@ describe('local dataset flags', () => {
         '2',
       ]),
     ).toEqual([`--ramp-up-strategy ${hint}`])
-    expect(resolve([...base, '--request-rate', 'inf', '--burstiness', '1']).dataset).toMatchObject({
+    expect(resolveArgv([...base, '--request-rate', 'inf', '--burstiness', '1']).dataset).toMatchObject({
       selfTimed: true,
     })
   })
 
   it('checks the sec multiplier, the labels and the backend of timed_trace', () => {
     const base = ['--dataset-name', 'timed_trace', '--dataset-path', 't']
-    expect(issuesOf([...base, '--timed-trace-sec-multiplier', '0'])).toEqual([
+    expect(argvIssues([...base, '--timed-trace-sec-multiplier', '0'])).toEqual([
       '--timed-trace-sec-multiplier must be a finite number > 0 (got 0)',
     ])
-    expect(issuesOf([...base, '--timed-trace-sec-multiplier', '-0.001'])).toEqual([
+    expect(argvIssues([...base, '--timed-trace-sec-multiplier', '-0.001'])).toEqual([
       '--timed-trace-sec-multiplier must be a finite number > 0 (got -0.001)',
     ])
     for (const bad of ['inf', 'nan']) {
-      expect(issuesOf([...base, '--timed-trace-sec-multiplier', bad])).toEqual([
+      expect(argvIssues([...base, '--timed-trace-sec-multiplier', bad])).toEqual([
         `--timed-trace-sec-multiplier must be a number (got "${bad}")`,
       ])
     }
     expect(
-      resolve([
+      resolveArgv([
         ...base,
         '--timed-trace-label-input-length',
         'input_len',
@@ -192,7 +184,7 @@ describe('local dataset flags', () => {
         '0.001',
       ]).dataset,
     ).toMatchObject({ secMultiplier: 0.001, labels: { inputLength: 'input_len' } })
-    expect(issuesOf([...base, '--backend', 'openai-chat'])).toEqual([
+    expect(argvIssues([...base, '--backend', 'openai-chat'])).toEqual([
       '--backend must be a completions backend (vllm or openai) with --dataset-name timed_trace: it sends token-id prompts (got openai-chat)',
     ])
   })

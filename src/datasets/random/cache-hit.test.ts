@@ -1,30 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { findFlag } from '../../cli/flags.ts'
-import { parseArgs } from '../../cli/parse-args.ts'
-import type { ConfigError } from '../../errors.ts'
+import { argvIssues, resolveArgv } from '../../../test/config-doors.ts'
 import { benchConfigFromDsl } from '../../options/from-dsl.ts'
-import { resolveServeFlags } from '../../options/serve-flags.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { datasets } from '../../vitest/runtime/builders.ts'
 import { generateRequests } from '../index.ts'
 import type { RandomDatasetConfig } from './random.ts'
 
-const resolve = (argv: string[]) => resolveServeFlags(parseArgs(argv), {}, (name) => findFlag(name)?.status)
-
-function issuesOf(argv: string[]): string[] {
-  try {
-    resolve(argv)
-  } catch (error) {
-    return (error as ConfigError).issues.map((i) => `${i.path} ${i.message}`)
-  }
-  throw new Error('expected a ConfigError')
-}
-
 const BIMODAL = ['--random-cache-hit-fraction', '0.8', '--random-cache-ratio', '0.95', '--prompt-token-ids']
 
 describe('--random-cache-hit-fraction and --random-cache-ratio', () => {
   it('resolve into the random config, from the flags and from the DSL alike', () => {
-    expect(resolve(BIMODAL).dataset).toMatchObject({
+    expect(resolveArgv(BIMODAL).dataset).toMatchObject({
       kind: 'random',
       cacheHit: { fraction: 0.8, ratio: 0.95 },
     })
@@ -32,26 +18,26 @@ describe('--random-cache-hit-fraction and --random-cache-ratio', () => {
       { dataset: datasets.random({ cacheHitFraction: 0.8, cacheRatio: 0.95, promptTokenIds: true }) },
       { name: 'warm cache', defaultBaseUrl: 'http://127.0.0.1:4321', simulator: true },
     )
-    expect(dsl.dataset).toEqual(resolve(BIMODAL).dataset)
+    expect(dsl.dataset).toEqual(resolveArgv(BIMODAL).dataset)
     // Off by default, with no key: configs and their fingerprints stay as they were.
-    expect(Object.keys(resolve([]).dataset)).not.toContain('cacheHit')
+    expect(Object.keys(resolveArgv([]).dataset)).not.toContain('cacheHit')
   })
 
   it('report each flag without the other, a share outside [0, 1], text prompts and a prefix length', () => {
-    expect(issuesOf(['--random-cache-hit-fraction', '0.8', '--prompt-token-ids'])).toEqual([
+    expect(argvIssues(['--random-cache-hit-fraction', '0.8', '--prompt-token-ids'])).toEqual([
       '--random-cache-ratio must be > 0 with --random-cache-hit-fraction: it is the share of each warm prompt that is cached',
     ])
-    expect(issuesOf(['--random-cache-ratio', '0.5', '--prompt-token-ids'])).toEqual([
+    expect(argvIssues(['--random-cache-ratio', '0.5', '--prompt-token-ids'])).toEqual([
       '--random-cache-hit-fraction must be > 0 with --random-cache-ratio: it is the share of prompts that are warm',
     ])
     expect(
-      issuesOf(['--random-cache-hit-fraction', '1.5', '--random-cache-ratio', '0.5', '--prompt-token-ids']),
+      argvIssues(['--random-cache-hit-fraction', '1.5', '--random-cache-ratio', '0.5', '--prompt-token-ids']),
     ).toEqual([
       '--random-cache-hit-fraction must be in [0, 1] (got 1.5)',
       '--random-cache-hit-fraction must be > 0 with --random-cache-ratio: it is the share of prompts that are warm',
     ])
     expect(
-      issuesOf([
+      argvIssues([
         '--random-cache-hit-fraction',
         '0.5',
         '--random-cache-ratio',
