@@ -4,6 +4,7 @@
  * `registry.ts` lists it once.
  */
 import { type FieldSpec, f } from '../config/dsl-fields.ts'
+import type { Reader } from '../config/resolve.ts'
 import { flagRow } from './dataset-module.ts'
 
 export const DISABLE_SHUFFLE = flagRow(
@@ -38,6 +39,20 @@ export const NUM_PROMPTS_FIELD: FieldSpec = f('--num-prompts')
 export const ORDER_FIELDS: { readonly disableShuffle: FieldSpec; readonly noOversample: FieldSpec } = {
   disableShuffle: f(DISABLE_SHUFFLE.name, 'switch'),
   noOversample: f(NO_OVERSAMPLE.name, 'switch'),
+}
+
+/** The rows of {@link ORDER_FIELDS}, listed last in the flags of each dataset that reads them. */
+export const ORDER_FLAGS = [DISABLE_SHUFFLE, NO_OVERSAMPLE] as const
+
+/** The order switches as a file dataset's resolved config holds them. */
+export interface OrderConfig {
+  disableShuffle: boolean
+  noOversample: boolean
+}
+
+/** Reads {@link ORDER_FLAGS} into a dataset's config. */
+export function readOrder(read: Reader): OrderConfig {
+  return { disableShuffle: read.bool(DISABLE_SHUFFLE.name), noOversample: read.bool(NO_OVERSAMPLE.name) }
 }
 
 /** The option every dataset takes. */

@@ -15,26 +15,25 @@ import { renderUserPrompt } from '../chat-prompt.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset } from '../dataset-module.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
-  DISABLE_SHUFFLE,
   ENABLE_MULTIMODAL_CHAT,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   PATH_FIELD,
+  readOrder,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
 
 /** `--dataset-name custom_audio`: JSONL lines with `audio` (a WAV, FLAC or MP3 file path), `prompt` and `output_tokens`. */
-export interface CustomAudioDatasetConfig {
+export interface CustomAudioDatasetConfig extends OrderConfig {
   kind: 'custom_audio'
   path: string
   /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
   outputLen: number
   /** `--skip-chat-template`: count each prompt raw instead of rendered with the tokenizer's chat template. */
   skipChatTemplate: boolean
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /** Options of `datasets.customAudio` (`--dataset-name custom_audio`). See docs/datasets.md. */
@@ -77,7 +76,7 @@ export const customAudioDataset = defineDataset<CustomAudioDatasetConfig, Custom
     enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<CustomAudioDatasetOptions>,
-  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, ENABLE_MULTIMODAL_CHAT, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, ENABLE_MULTIMODAL_CHAT, ...ORDER_FLAGS],
   resolve: resolveCustomAudioFlags,
   generate: generateCustomAudio,
 })
@@ -131,8 +130,7 @@ function resolveCustomAudioFlags(read: Reader, context: DatasetFlagContext): Cus
     path,
     outputLen: readCustomOutputLen(read, issues, true),
     skipChatTemplate: read.bool(SKIP_CHAT_TEMPLATE.name),
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
 }
 

@@ -10,17 +10,18 @@ import { ImageLoadError, imageRefUrl, loadImageAsDataUrl } from '../image-ref.ts
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
-  DISABLE_SHUFFLE,
   ENABLE_MULTIMODAL_CHAT,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   PATH_FIELD,
+  readOrder,
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
 
 /** `--dataset-name custom_image`: JSONL lines of `prompt` + `image_files`, or interleaved `content` parts. */
-export interface CustomImageDatasetConfig {
+export interface CustomImageDatasetConfig extends OrderConfig {
   kind: 'custom_image'
   path: string
   /** `--custom-output-len`. */
@@ -29,8 +30,6 @@ export interface CustomImageDatasetConfig {
   ensureClientSideData: boolean
   /** `--enable-multimodal-chat`: accepted; the request body is the same either way. */
   enableMultimodalChat: boolean
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /** Options of `datasets.customImage` (`--dataset-name custom_image`). See docs/datasets.md. */
@@ -72,7 +71,7 @@ export const customImageDataset = defineDataset<CustomImageDatasetConfig, Custom
     enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<CustomImageDatasetOptions>,
-  flags: [CUSTOM_OUTPUT_LEN, ENSURE_CLIENT_SIDE_DATA, ENABLE_MULTIMODAL_CHAT, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [CUSTOM_OUTPUT_LEN, ENSURE_CLIENT_SIDE_DATA, ENABLE_MULTIMODAL_CHAT, ...ORDER_FLAGS],
   resolve: resolveCustomImageFlags,
   generate: generateCustomImage,
 })
@@ -92,8 +91,7 @@ function resolveCustomImageFlags(read: Reader, context: DatasetFlagContext): Cus
     outputLen: readCustomOutputLen(read, issues, false),
     ensureClientSideData: read.bool(ENSURE_CLIENT_SIDE_DATA.name),
     enableMultimodalChat: read.bool(ENABLE_MULTIMODAL_CHAT.name),
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
 }
 

@@ -8,26 +8,25 @@ import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
   type CommonOptions,
-  DISABLE_SHUFFLE,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   type OrderOptions,
   PATH_FIELD,
+  readOrder,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, lineOutputLen, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
 
 /** `--dataset-name custom`: JSONL lines with `prompt` and an optional `output_tokens`. */
-export interface CustomDatasetConfig {
+export interface CustomDatasetConfig extends OrderConfig {
   kind: 'custom'
   path: string
   /** `--custom-output-len`; -1 takes each line's `output_tokens`. */
   outputLen: number
   /** `--skip-chat-template`: send each prompt raw instead of rendered with the tokenizer's chat template. */
   skipChatTemplate: boolean
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /** Options of `datasets.custom` (`--dataset-name custom`). */
@@ -53,7 +52,7 @@ export const customDataset = defineDataset<CustomDatasetConfig, CustomDatasetOpt
     skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<CustomDatasetOptions>,
-  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, ...ORDER_FLAGS],
   resolve: resolveCustom,
   generate: generateCustom,
 })
@@ -66,8 +65,7 @@ function resolveCustom(read: Reader, context: DatasetFlagContext): CustomDataset
     path,
     outputLen: readCustomOutputLen(read, context.issues, true),
     skipChatTemplate: read.bool(SKIP_CHAT_TEMPLATE.name),
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
 }
 

@@ -6,23 +6,22 @@ import { readJsonlRows } from '../dataset-file.ts'
 import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
 import {
   type CommonOptions,
-  DISABLE_SHUFFLE,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   type OrderOptions,
   PATH_FIELD,
+  readOrder,
 } from '../shared-flags.ts'
 import { sampleFirstTurns } from './speed-bench.ts'
 
 /** `--dataset-name spec_bench`: Spec-Bench `question.jsonl` (`turns`, `category`). */
-export interface SpecBenchDatasetConfig {
+export interface SpecBenchDatasetConfig extends OrderConfig {
   kind: 'spec_bench'
   path: string
   outputLen: number
   category?: string
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /** Options of `datasets.specBench` (`--dataset-name spec_bench`). */
@@ -59,7 +58,7 @@ export const specBenchDataset = defineDataset<SpecBenchDatasetConfig, SpecBenchD
     category: f(CATEGORY.name),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<SpecBenchDatasetOptions>,
-  flags: [OUTPUT_LEN, CATEGORY, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [OUTPUT_LEN, CATEGORY, ...ORDER_FLAGS],
   resolve: resolveSpecBench,
   generate: generateSpecBench,
 })
@@ -72,8 +71,7 @@ function resolveSpecBench(read: Reader, context: DatasetFlagContext): SpecBenchD
     path: requirePath(read, 'spec_bench', "Spec-Bench's question.jsonl", context.issues),
     outputLen: read.int(OUTPUT_LEN.name, 1) ?? DEFAULT_SPEC_BENCH_OUTPUT_LEN,
     ...(category !== undefined ? { category } : {}),
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
 }
 

@@ -17,12 +17,13 @@ import {
 } from '../sampling.ts'
 import {
   type CommonOptions,
-  DISABLE_SHUFFLE,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   type OrderOptions,
   PATH_FIELD,
+  readOrder,
 } from '../shared-flags.ts'
 
 export type SpeedBenchSubset =
@@ -34,7 +35,7 @@ export type SpeedBenchSubset =
   | 'throughput_32k'
 
 /** `--dataset-name speed_bench`: a SPEED-Bench directory of `{subset}.jsonl` files (or one file). */
-export interface SpeedBenchDatasetConfig {
+export interface SpeedBenchDatasetConfig extends OrderConfig {
   kind: 'speed_bench'
   path: string
   subset: SpeedBenchSubset
@@ -42,8 +43,6 @@ export interface SpeedBenchDatasetConfig {
   category?: string
   /** `--speed-bench-max-input-len` (Rust): longer prompts keep the text of their first this many tokens. */
   maxInputLen?: number
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /** Options of `datasets.speedBench` (`--dataset-name speed_bench`). */
@@ -109,7 +108,7 @@ export const speedBenchDataset = defineDataset<SpeedBenchDatasetConfig, SpeedBen
     maxInputLen: f(MAX_INPUT_LEN.name),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<SpeedBenchDatasetOptions>,
-  flags: [SUBSET, OUTPUT_LEN, CATEGORY, MAX_INPUT_LEN, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [SUBSET, OUTPUT_LEN, CATEGORY, MAX_INPUT_LEN, ...ORDER_FLAGS],
   resolve: resolveSpeedBench,
   generate: generateSpeedBench,
 })
@@ -130,8 +129,7 @@ function resolveSpeedBench(read: Reader, context: DatasetFlagContext): SpeedBenc
     outputLen: read.int(OUTPUT_LEN.name, 1) ?? DEFAULT_SPEED_BENCH.outputLen,
     ...(category !== undefined ? { category } : {}),
     ...(maxInputLen !== undefined ? { maxInputLen } : {}),
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
 }
 
@@ -181,13 +179,11 @@ function parseRows(dataset: string, path: string, text: string): JsonlRow[] {
 }
 
 /** What `sampleFirstTurns` needs of a dataset config. */
-export interface FirstTurnOptions {
+export interface FirstTurnOptions extends OrderConfig {
   outputLen: number
   category?: string
   /** speed_bench only: longer prompts keep the text of their first this many tokens. */
   maxInputLen?: number
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /**
