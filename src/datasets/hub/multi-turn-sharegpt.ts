@@ -12,7 +12,7 @@ import type { Conversation, ConversationTurn, MultiTurnDatasetContext } from '..
 import type { HfDatasetConfig } from './hf.ts'
 import type { Row } from './hf-columns.ts'
 import { loadHfRows } from './hf-source.ts'
-import { describeJsonError, downloadShareGpt, readShareGpt, type ShareGptDatasetConfig } from './sharegpt.ts'
+import { downloadShareGpt, readShareGpt, type ShareGptDatasetConfig, shareGptArray } from './sharegpt.ts'
 
 /** One message in ShareGPT form: `from` is `human`, `gpt`, `system`, … */
 export interface ShareGptMessage {
@@ -103,17 +103,7 @@ export async function generateShareGptConversations(
 
 /** The `conversations` message lists of a ShareGPT JSON array; a wrongly shaped entry names its index. */
 export function parseShareGptConversations(text: string, path: string): ShareGptMessage[][] {
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (error) {
-    throw new DatasetError(`sharegpt: ${path}: not valid JSON (${describeJsonError(text, error)})`, {
-      cause: error,
-    })
-  }
-  if (!Array.isArray(data)) {
-    throw new DatasetError(`sharegpt: ${path}: must be a JSON array of {"conversations": [...]} entries`)
-  }
+  const data = shareGptArray(path, text)
   return data.map((item, index) => {
     const messages = toMessages((item as Row | null)?.conversations)
     if (!messages) {

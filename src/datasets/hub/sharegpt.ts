@@ -18,25 +18,24 @@ import {
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from '../image-bytes.ts'
 import { isMediaUrl } from '../image-ref.ts'
 import {
-  DISABLE_SHUFFLE,
   type HubOrderOptions,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   PATH_FIELD,
+  readOrder,
 } from '../shared-flags.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
 import { generateShareGptConversations } from './multi-turn-sharegpt.ts'
 
 /** `--dataset-name sharegpt`: ShareGPT conversations (Python `ShareGPTDataset`; Rust: datasets/sharegpt.rs). */
-export interface ShareGptDatasetConfig {
+export interface ShareGptDatasetConfig extends OrderConfig {
   kind: 'sharegpt'
   /** A local JSON file; undefined downloads `ShareGPT_V3_unfiltered_cleaned_split.json` through the hub cache. */
   path?: string
   /** `--sharegpt-output-len`: a fixed output length (skips the minimum-output check). */
   outputLen?: number
-  disableShuffle: boolean
-  noOversample: boolean
 }
 
 /** Options of `datasets.sharegpt` (`--dataset-name sharegpt`). See docs/datasets-hub.md. */
@@ -71,7 +70,7 @@ export const shareGptDataset = defineDataset<ShareGptDatasetConfig, ShareGptData
     outputLen: f(SHAREGPT_OUTPUT_LEN.name),
     ...ORDER_FIELDS,
   } satisfies DslFieldTable<ShareGptDatasetOptions>,
-  flags: [SHAREGPT_OUTPUT_LEN, DISABLE_SHUFFLE, NO_OVERSAMPLE],
+  flags: [SHAREGPT_OUTPUT_LEN, ...ORDER_FLAGS],
   resolve: resolveShareGpt,
   generate: generateShareGpt,
   conversations: generateShareGptConversations,
@@ -81,8 +80,7 @@ function resolveShareGpt(read: Reader, context: DatasetFlagContext): ShareGptDat
   needsTokenizer('sharegpt', context, TO_COUNT)
   const dataset: ShareGptDatasetConfig = {
     kind: 'sharegpt',
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
   const path = read.string('--dataset-path')
   if (path !== undefined) dataset.path = path
@@ -169,17 +167,7 @@ interface EntryMedia {
  * entry index and the field.
  */
 export function parseShareGpt(path: string, text: string): ShareGptEntry[] {
-  let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (error) {
-    throw new DatasetError(`sharegpt: ${path}: not valid JSON (${describeJsonError(text, error)})`, {
-      cause: error,
-    })
-  }
-  if (!Array.isArray(data)) {
-    throw new DatasetError(`sharegpt: ${path}: must be a JSON array of {"conversations": [...]} entries`)
-  }
+  const data = shareGptArray(path, text)
   const entries: ShareGptEntry[] = []
   for (const [index, item] of data.entries()) {
     const where = `sharegpt: ${path}: entry ${index}`
@@ -276,6 +264,22 @@ export async function downloadShareGpt(): Promise<string> {
       error,
     )
   }
+}
+
+/** The entries of a ShareGPT file: its text parsed, and checked to be a JSON array. */
+export function shareGptArray(path: string, text: string): unknown[] {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    throw new DatasetError(`sharegpt: ${path}: not valid JSON (${describeJsonError(text, error)})`, {
+      cause: error,
+    })
+  }
+  if (!Array.isArray(data)) {
+    throw new DatasetError(`sharegpt: ${path}: must be a JSON array of {"conversations": [...]} entries`)
+  }
+  return data
 }
 
 /** A JSON.parse failure with its line and column: `Expected ',' or '}' after property value at line 4, column 19`. */
