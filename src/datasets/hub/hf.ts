@@ -13,12 +13,13 @@ import {
   type TaggedDataset,
 } from '../dataset-module.ts'
 import {
-  DISABLE_SHUFFLE,
   type HubOrderOptions,
-  NO_OVERSAMPLE,
   NUM_PROMPTS_FIELD,
   ORDER_FIELDS,
+  ORDER_FLAGS,
+  type OrderConfig,
   PATH_FIELD,
+  readOrder,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
 import {
@@ -38,31 +39,23 @@ import { isValidSequence, oversample } from './hub-sampling.ts'
 import { generateShareGptConversations } from './multi-turn-sharegpt.ts'
 import { TO_COUNT } from './sharegpt.ts'
 
-/** `--dataset-name hf`: a Hugging Face dataset by id (datasets-server parquet shards or repo files). */
-export interface HfDatasetConfig {
+/** The options of `datasets.hf` that its config keeps as given. */
+type HfGivenOptions = Pick<
+  HfDatasetOptions,
+  'path' | 'hfName' | 'subset' | 'split' | 'outputLen' | 'textColumn' | 'skipChatTemplate' | 'bfclCategories'
+>
+
+/**
+ * `--dataset-name hf`: a Hugging Face dataset by id (datasets-server parquet shards or repo files).
+ * It keeps the options it names as given (see {@link HfDatasetOptions}); the Blazedit distances and
+ * the audio lengths become ranges.
+ */
+export interface HfDatasetConfig extends OrderConfig, HfGivenOptions {
   kind: 'hf'
-  /** `--dataset-path`: the dataset id on the hub, or a local file or folder of parquet/JSON/JSONL. */
-  path: string
-  /** `--hf-name`: the dataset id that picks the family when `path` is a local copy. */
-  hfName?: string
-  /** `--hf-subset` (config); undefined = `default`, else the first. */
-  subset?: string
-  /** `--hf-split`; undefined = train > test > validation > the first. */
-  split?: string
-  /** `--hf-output-len`: a fixed output length. */
-  outputLen?: number
-  /** `--hf-text-column`: the prompt column (Rust). */
-  textColumn?: string
-  disableShuffle: boolean
-  noOversample: boolean
-  /** `--skip-chat-template`: InstructCoder, MT-Bench and Blazedit prompts are sent raw. @default false */
-  skipChatTemplate?: boolean
   /** `--blazedit-min-distance` / `--blazedit-max-distance`: keep Blazedit rows whose `norm_distance` is in range. */
   blazeditDistance?: { min: number; max: number }
   /** `--asr-min-audio-len-sec` / `--asr-max-audio-len-sec`: the ASR families keep rows whose audio lasts this long (seconds). */
   asrAudioLenS?: { min: number; max: number }
-  /** `--bfcl-categories`: the BFCL v3 categories to sample; undefined = simple, live_simple, multiple. */
-  bfclCategories?: string[]
 }
 
 /** Options of `datasets.hf` (`--dataset-name hf`). See docs/datasets-hub.md. */
@@ -175,8 +168,7 @@ export const hfDataset = defineDataset<HfDatasetConfig, HfDatasetOptions>({
     ASR_MIN_AUDIO_LEN,
     ASR_MAX_AUDIO_LEN,
     BFCL_CATEGORIES,
-    DISABLE_SHUFFLE,
-    NO_OVERSAMPLE,
+    ...ORDER_FLAGS,
   ],
   resolve: resolveHf,
   generate: generateHf,
@@ -197,8 +189,7 @@ function resolveHf(read: Reader, context: DatasetFlagContext): HfDatasetConfig {
   const dataset: HfDatasetConfig = {
     kind: 'hf',
     path: path ?? '',
-    disableShuffle: read.bool(DISABLE_SHUFFLE.name),
-    noOversample: read.bool(NO_OVERSAMPLE.name),
+    ...readOrder(read),
   }
   if (hfName !== undefined) dataset.hfName = hfName
   const subset = read.string(HF_SUBSET.name)
