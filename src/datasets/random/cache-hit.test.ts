@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { argvIssues, resolveArgv } from '../../../test/config-doors.ts'
+import { randomConfig } from '../../../test/random-configs.ts'
 import { benchConfigFromDsl } from '../../options/from-dsl.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { datasets } from '../../vitest/runtime/builders.ts'
@@ -53,16 +54,8 @@ describe('--random-cache-hit-fraction and --random-cache-ratio', () => {
 })
 
 describe('random prompts with a warm prefix cache', () => {
-  const config = (fraction: number, ratio: number): RandomDatasetConfig => ({
-    kind: 'random',
-    inputLen: 64,
-    outputLen: 16,
-    prefixLen: 0,
-    rangeRatio: { input: 0, output: 0 },
-    batchSize: 1,
-    promptTokenIds: true,
-    cacheHit: { fraction, ratio },
-  })
+  const config = (fraction: number, ratio: number): RandomDatasetConfig =>
+    randomConfig({ promptTokenIds: true, cacheHit: { fraction, ratio } })
 
   it('starts a warm share of the prompts with round(L × ratio) shared ids; the rest share none', async () => {
     const tokenizer = await loadTokenizer({ id: 'cl100k_base' })

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { randomConfig } from '../../../test/random-configs.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
 import { buildRandomPrompts, promptText, workerExecArgv } from './generate-pool.ts'
 import type { RandomDatasetConfig } from './random.ts'
 import { generateRandom } from './random.ts'
 
-function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {
-  return {
-    kind: 'random',
-    inputLen: 96,
-    outputLen: 16,
-    prefixLen: 8,
-    rangeRatio: { input: 0.5, output: 0.5 },
-    batchSize: 1,
-    promptTokenIds: false,
-    ...overrides,
-  }
-}
+const pooledConfig = (overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig =>
+  randomConfig({ inputLen: 96, prefixLen: 8, rangeRatio: { input: 0.5, output: 0.5 }, ...overrides })
 
 // Each pooled run starts two threads that load the tokenizer (Qwen3: about a second each on a loaded machine).
 describe.each([
@@ -25,8 +16,8 @@ describe.each([
   it('builds on worker threads exactly what one thread builds for the same seed', async () => {
     const tokenizer = await sharedTokenizer(id)
     const context = { tokenizer, numPrompts: 40, seed: 11 }
-    const single = await generateRandom(randomConfig(), context, { threads: 0 })
-    const pooled = await generateRandom(randomConfig(), context, { threads: 2 })
+    const single = await generateRandom(pooledConfig(), context, { threads: 0 })
+    const pooled = await generateRandom(pooledConfig(), context, { threads: 2 })
     expect(pooled).toHaveLength(40)
     expect(pooled).toEqual(single)
   })
@@ -34,7 +25,7 @@ describe.each([
   it('keeps token ids apart per request with --prompt-token-ids', async () => {
     const tokenizer = await sharedTokenizer(id)
     const context = { tokenizer, numPrompts: 12, seed: 5 }
-    const config = randomConfig({ promptTokenIds: true })
+    const config = pooledConfig({ promptTokenIds: true })
     const single = await generateRandom(config, context, { threads: 0 })
     const pooled = await generateRandom(config, context, { threads: 2 })
     expect(pooled).toEqual(single)
@@ -46,7 +37,7 @@ describe('prompts built on workers', { timeout: 30_000 }, () => {
   it('stay UTF-8 until read, read as the same string each time, and take an assigned string', async () => {
     const tokenizer = await sharedTokenizer('cl100k_base')
     const context = { tokenizer, numPrompts: 6, seed: 2 }
-    const [request] = await generateRandom(randomConfig(), context, { threads: 1 })
+    const [request] = await generateRandom(pooledConfig(), context, { threads: 1 })
     const descriptor = Object.getOwnPropertyDescriptor(request!, 'prompt')!
     expect(descriptor.get).toBeTypeOf('function')
     expect(descriptor.enumerable).toBe(true)

@@ -6,14 +6,18 @@
 import { defaultBenchConfig } from '../../config/defaults.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { flagRow } from '../dataset-module.ts'
-import type { RandomDatasetConfig } from './random.ts'
-import { parseRangeRatio } from './range-ratio.ts'
+import { parseRangeRatio, type RangeRatio } from './range-ratio.ts'
+
+/** The lengths random and random-mm share: prompt, output and prefix tokens, and their spread. */
+export interface RandomTextLengths {
+  inputLen: number
+  outputLen: number
+  prefixLen: number
+  rangeRatio: RangeRatio
+}
 
 /** Python's defaults of the random lengths (`defaultBenchConfig().dataset`), for the flag rows. */
-export const DEFAULT_RANDOM_LENGTHS: Pick<
-  RandomDatasetConfig,
-  'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio'
-> = (() => {
+export const DEFAULT_RANDOM_LENGTHS: RandomTextLengths = (() => {
   const { inputLen, outputLen, prefixLen, rangeRatio } = defaultBenchConfig().dataset
   return { inputLen, outputLen, prefixLen, rangeRatio }
 })()
@@ -49,9 +53,7 @@ export const RANDOM_BATCH_SIZE = flagRow(
 )
 
 /** The lengths random and random-mm share, each falling back to Python's default. */
-export function readRandomLengths(
-  read: Reader,
-): Pick<RandomDatasetConfig, 'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio'> {
+export function readRandomLengths(read: Reader): RandomTextLengths {
   const d = defaultBenchConfig().dataset
   return {
     inputLen: readInputLen(read),
@@ -67,6 +69,6 @@ export function readInputLen(read: Reader): number {
 }
 
 /** `--random-range-ratio`, a number or `{"input","output"}`; 0 by default. */
-export function readRangeRatio(read: Reader): RandomDatasetConfig['rangeRatio'] {
+export function readRangeRatio(read: Reader): RangeRatio {
   return read.parsed(RANDOM_RANGE_RATIO.name, parseRangeRatio) ?? defaultBenchConfig().dataset.rangeRatio
 }

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { randomConfig } from '../../../test/random-configs.ts'
 import type { MultiTurnConfig } from '../../config/bench-config.ts'
 import { loadTokenizer } from '../../tokenizer/index.ts'
 import { generateMultiTurnConversations, turnBounds } from './multi-turn.ts'
-import type { RandomDatasetConfig } from './random.ts'
 
-const dataset: RandomDatasetConfig = {
-  kind: 'random',
-  inputLen: 40,
-  outputLen: 8,
-  prefixLen: 0,
-  rangeRatio: { input: 0, output: 0 },
-  batchSize: 1,
-  promptTokenIds: false,
-}
+const dataset = randomConfig({ inputLen: 40, outputLen: 8 })
 const multiTurn = (over: Partial<MultiTurnConfig> = {}): MultiTurnConfig => ({
   numTurns: 3,
   minTurns: 0,

@@ -1,5 +1,6 @@
 import { decode as decodeJpeg } from 'jpeg-js'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { randomConfig, randomText } from '../../../test/random-configs.ts'
 import { buildChatBody } from '../../backends/chat.ts'
 import type { MediaPart } from '../../config/records.ts'
 import { createRng } from '../../rng.ts'
@@ -24,10 +25,7 @@ beforeAll(async () => {
 function mmConfig(overrides: Partial<RandomMmDatasetConfig> = {}): RandomMmDatasetConfig {
   return {
     kind: 'random-mm',
-    inputLen: 64,
-    outputLen: 16,
-    prefixLen: 0,
-    rangeRatio: { input: 0, output: 0 },
+    ...randomText(),
     baseItemsPerRequest: 2,
     numMmItemsRangeRatio: 0.5,
     limitMmPerPrompt: { image: 255, video: 1 },
@@ -146,18 +144,7 @@ describe('random-mm dataset', { timeout: 15_000 }, () => {
     expect(b).toEqual(a)
     expect(c.map((r) => r.prompt)).not.toEqual(a.map((r) => r.prompt))
     expect(c.map((r) => r.multiModalContent)).not.toEqual(a.map((r) => r.multiModalContent))
-    const random = await generateRequests(
-      {
-        kind: 'random',
-        inputLen: 64,
-        outputLen: 16,
-        prefixLen: 0,
-        rangeRatio: { input: 0, output: 0 },
-        batchSize: 1,
-        promptTokenIds: false,
-      },
-      { tokenizer, numPrompts: 2, seed: 9 },
-    )
+    const random = await generateRequests(randomConfig(), { tokenizer, numPrompts: 2, seed: 9 })
     expect(a.map((r) => r.prompt)).toEqual(random.map((r) => r.prompt))
   })
 

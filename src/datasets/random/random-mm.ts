@@ -15,6 +15,7 @@ import {
   RANDOM_OUTPUT_LEN,
   RANDOM_PREFIX_LEN,
   RANDOM_RANGE_RATIO,
+  type RandomTextLengths,
   readRandomLengths,
 } from './lengths.ts'
 import { muxMjpegMp4 } from './mp4-mjpeg.ts'
@@ -27,15 +28,10 @@ import {
   parseMmLimit,
   type RandomMmBucket,
 } from './random-mm-config.ts'
-import type { RangeRatio } from './range-ratio.ts'
 
 /** `--dataset-name random-mm`: random text (as `random`) plus synthetic JPEG images. Rust: datasets/random_mm.rs. */
-export interface RandomMmDatasetConfig {
+export interface RandomMmDatasetConfig extends RandomTextLengths {
   kind: 'random-mm'
-  inputLen: number
-  outputLen: number
-  prefixLen: number
-  rangeRatio: RangeRatio
   /** `--random-mm-base-items-per-request`. */
   baseItemsPerRequest: number
   /** `--random-mm-num-mm-items-range-ratio`, in [0, 1]. */

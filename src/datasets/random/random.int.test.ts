@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { randomConfig } from '../../../test/random-configs.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
 import { generateRequests } from '../index.ts'
-import type { RandomDatasetConfig } from './random.ts'
-
-function randomConfig(overrides: Partial<RandomDatasetConfig> = {}): RandomDatasetConfig {
-  return {
-    kind: 'random',
-    inputLen: 64,
-    outputLen: 16,
-    prefixLen: 0,
-    rangeRatio: { input: 0, output: 0 },
-    batchSize: 1,
-    promptTokenIds: false,
-    ...overrides,
-  }
-}
 
 async function expectExactLengths(
   tokenizer: Tokenizer,

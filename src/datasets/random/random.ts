@@ -24,18 +24,15 @@ import {
   RANDOM_OUTPUT_LEN,
   RANDOM_PREFIX_LEN,
   RANDOM_RANGE_RATIO,
+  type RandomTextLengths,
   readRandomLengths,
 } from './lengths.ts'
 import { generateMultiTurnConversations } from './multi-turn.ts'
 import type { RandomPromptPlan } from './random-prompts.ts'
-import { checkRangeRatio, inputBounds, outputBounds, type RangeRatio } from './range-ratio.ts'
+import { checkRangeRatio, inputBounds, outputBounds } from './range-ratio.ts'
 
-export interface RandomDatasetConfig {
+export interface RandomDatasetConfig extends RandomTextLengths {
   kind: 'random'
-  inputLen: number
-  outputLen: number
-  prefixLen: number
-  rangeRatio: RangeRatio
   batchSize: number
   /** Send token-id arrays instead of text. */
   promptTokenIds: boolean
@@ -222,10 +219,7 @@ export async function generateRandom(
 }
 
 /** The length fields a random plan is drawn from (`random`, `random-mm`). */
-export type RandomLengths = Pick<
-  RandomDatasetConfig,
-  'inputLen' | 'outputLen' | 'prefixLen' | 'rangeRatio' | 'promptTokenIds'
->
+export type RandomLengths = RandomTextLengths & Pick<RandomDatasetConfig, 'promptTokenIds'>
 
 /** A drawn plan, the output lengths, and the generator, to draw more per-request values after them. */
 export interface DrawnRandomPlan {
