@@ -1,14 +1,8 @@
 import type { RequestOutput } from '../config/records.ts'
 import type { HttpClient } from './http.ts'
-import { createSseParser, SSE_DONE } from './sse.ts'
-import { currentStreamLimits, outputTooLargeMessage, StreamLimitError } from './stream-limits.ts'
-import {
-  bodyPiece,
-  buildHeaders,
-  flattenGeneratedText,
-  type StreamHandler,
-  sendStream,
-} from './stream-request.ts'
+import { SSE_DONE } from './sse.ts'
+import { buildHeaders, sendStream } from './stream-request.ts'
+import { TimedStream } from './timed-stream.ts'
 import type { Backend, BackendRequest } from './types.ts'
 import { readUsageCount } from './usage-counts.ts'
 
@@ -71,42 +65,17 @@ interface ResponsesEvent {
  * only text deltas add to the text. `response.completed` / `response.incomplete` end it and carry
  * `usage.output_tokens`; `error`, `response.failed` or any top-level `error` fail it.
  */
-class ResponsesStream implements StreamHandler {
-  private readonly limits = currentStreamLimits()
-  private readonly parser = createSseParser(this.limits.maxEventBytes)
-  private firstMs = -1
-  private lastMs = -1
-  private lastChunkMs = -1
+class ResponsesStream extends TimedStream {
   private terminal = false
   private streamError: string | undefined
-  private readonly startMs: number
-  private readonly output: RequestOutput
 
-  constructor(startMs: number, output: RequestOutput) {
-    this.startMs = startMs
-    this.output = output
+  protected failure(): string | undefined {
+    if (this.streamError !== undefined) return this.streamError
+    if (!this.sawToken) return NO_TOKEN_DELTA_ERROR
+    return this.terminal ? undefined : NO_TERMINAL_EVENT_ERROR
   }
 
-  /** Each event a chunk completes shares the chunk's stamp; those `finish` flushes, the last one's. */
-  private readonly onData = (data: string): void => this.event(data, this.lastChunkMs)
-
-  chunk(bytes: Uint8Array, start = 0, end = bytes.byteLength): void {
-    this.lastChunkMs = performance.now()
-    this.parser.feed(bodyPiece(bytes, start, end), this.onData)
-  }
-
-  finish(): void {
-    this.parser.finish(this.onData)
-    const output = this.output
-    flattenGeneratedText(output)
-    if (this.firstMs >= 0) output.latencyS = (this.lastMs - this.startMs) / 1000
-    if (this.streamError !== undefined) output.error = this.streamError
-    else if (this.firstMs < 0) output.error = NO_TOKEN_DELTA_ERROR
-    else if (!this.terminal) output.error = NO_TERMINAL_EVENT_ERROR
-    else output.success = true
-  }
-
-  private event(data: string, nowMs: number): void {
+  protected event(data: string, nowMs: number): void {
     if (data === SSE_DONE || this.streamError !== undefined) return
     let message: ResponsesEvent
     try {
@@ -117,19 +86,8 @@ class ResponsesStream implements StreamHandler {
     if (typeof message !== 'object' || message === null) return
     const type = message.type
     if (type === 'response.output_text.delta' || type === 'response.reasoning_text.delta') {
-      if (this.firstMs < 0) {
-        this.firstMs = nowMs
-        this.output.ttftS = (nowMs - this.startMs) / 1000
-      } else {
-        this.output.itlS.push((nowMs - this.lastMs) / 1000)
-      }
-      this.lastMs = nowMs
-      if (type === 'response.output_text.delta' && typeof message.delta === 'string') {
-        if (this.output.generatedText.length + message.delta.length > this.limits.maxOutputChars) {
-          throw new StreamLimitError(outputTooLargeMessage(this.limits.maxOutputChars))
-        }
-        this.output.generatedText += message.delta
-      }
+      const text = type === 'response.output_text.delta' ? message.delta : undefined
+      this.token(typeof text === 'string' ? text : undefined, nowMs)
     } else if (type === 'response.completed' || type === 'response.incomplete') {
       this.terminal = true
       const usage = message.response?.usage

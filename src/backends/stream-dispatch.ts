@@ -14,7 +14,8 @@ import {
 } from './request-errors.ts'
 import { vllmResponseHeaders } from './server-details.ts'
 import { FAILED_OUTPUT_KEPT_CHARS, StreamLimitError } from './stream-limits.ts'
-import { type Abort, NO_VALID_CHUNK_ERROR, type StreamHandler } from './stream-request.ts'
+import { type Abort, NO_VALID_CHUNK_ERROR } from './stream-request.ts'
+import type { StreamHandler } from './timed-stream.ts'
 import type { BackendRequest } from './types.ts'
 
 /**
