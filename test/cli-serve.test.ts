@@ -207,6 +207,25 @@ describe('servebench serve with bad input', () => {
     )
   })
 
+  test('a tokenizer named with --tokenizer that loads from nowhere exits 2, without falling back to /tokenize', async ({
+    sim,
+  }) => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      '--tokenizer',
+      'cl100k_bse',
+      '--num-prompts',
+      '2',
+    ])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('servebench: Cannot load a tokenizer for "cl100k_bse":')
+    expect(run.stderr).toContain(
+      '- server: not tried for a named tokenizer (pass --tokenizer server to use /tokenize)',
+    )
+  })
+
   test('an unreachable server without --model exits 3 with the URL and a hint', async () => {
     const run = await runCli(['serve', '--base-url', 'http://127.0.0.1:9', ...SMALL])
     expect(run.code).toBe(3)

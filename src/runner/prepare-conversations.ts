@@ -13,11 +13,15 @@ import type { Conversation } from '../datasets/conversation.ts'
 import { isNoHistory } from '../datasets/random/multi-turn.ts'
 import { fitConversations } from '../datasets/random/multi-turn-filter.ts'
 import { moduleOf } from '../datasets/registry.ts'
-import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { withFields } from '../with-fields.ts'
 import { assignLoraModules } from './lora.ts'
-import { endpointHeaders } from './model-info.ts'
-import { checkReady, requestBuilder, servedModelUnlessStopped } from './request-builder.ts'
+import {
+  checkReady,
+  requestBuilder,
+  servedModelUnlessStopped,
+  tokenizerUnlessStopped,
+} from './request-builder.ts'
 import type { RunHooks } from './run-types.ts'
 import { ABORTED, untilAborted } from './signals.ts'
 
@@ -73,22 +77,7 @@ export async function prepareConversations(
   const stop = hooks.signal
   const endpoint = config.endpoint
   const { served, requestModel } = await servedModelUnlessStopped(config, stop)
-  const loaded = stop?.aborted
-    ? ABORTED
-    : await untilAborted(
-        loadTokenizer({
-          id: config.tokenizer.id ?? served.id,
-          named: config.tokenizer.id !== undefined,
-          baseUrl: endpoint.baseUrl,
-          model: requestModel,
-          headers: endpointHeaders(endpoint),
-          mode: config.tokenizer.mode,
-          trustRemoteCode: config.tokenizer.trustRemoteCode,
-          timeouts: config.request,
-        }),
-        stop,
-      )
-  const tokenizer = loaded === ABORTED ? undefined : loaded
+  const tokenizer = await tokenizerUnlessStopped(config, config.tokenizer.id ?? served.id, requestModel, stop)
   const noHistory = isNoHistory(multiTurn)
   const built =
     tokenizer === undefined || stop?.aborted

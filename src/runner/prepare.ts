@@ -14,7 +14,7 @@ import { moduleOf } from '../datasets/registry.ts'
 import { filterByMaxModelLen } from '../datasets/sampling.ts'
 import { DatasetError } from '../errors.ts'
 import { computeSchedule } from '../schedule/index.ts'
-import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import type { Tokenizer } from '../tokenizer/index.ts'
 import { withFields } from '../with-fields.ts'
 import { dispatch } from './dispatcher.ts'
 import { assignLoraModules } from './lora.ts'
@@ -22,7 +22,12 @@ import { endpointHeaders } from './model-info.ts'
 import { resetPrefixCache } from './prefix-cache-reset.ts'
 import { type PreparedConversations, prepareConversations } from './prepare-conversations.ts'
 import { secretsOf } from './redact.ts'
-import { checkReady, requestBuilder, servedModelUnlessStopped } from './request-builder.ts'
+import {
+  checkReady,
+  requestBuilder,
+  servedModelUnlessStopped,
+  tokenizerUnlessStopped,
+} from './request-builder.ts'
 import { noRetries, type RetryStats } from './retry.ts'
 import { checkRunInputs } from './run-checks.ts'
 import type { RunHooks } from './run-types.ts'
@@ -99,22 +104,9 @@ async function prepareRequests(
   const stop = hooks.signal
   const { served, requestModel } = await servedModelUnlessStopped(config, stop)
   const tokenizerId = config.tokenizer.skipInit ? null : (config.tokenizer.id ?? served.id)
-  const tokenizer = orUndefined(
-    tokenizerId && !stop?.aborted
-      ? await untilAborted(
-          loadTokenizer({
-            id: tokenizerId,
-            baseUrl: endpoint.baseUrl,
-            model: requestModel,
-            headers: endpointHeaders(endpoint),
-            mode: config.tokenizer.mode,
-            trustRemoteCode: config.tokenizer.trustRemoteCode,
-            timeouts: config.request,
-          }),
-          stop,
-        )
-      : undefined,
-  )
+  const tokenizer = tokenizerId
+    ? await tokenizerUnlessStopped(config, tokenizerId, requestModel, stop)
+    : undefined
   // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
   const { chatTemplateKwargs } = config.tokenizer
   const generated = stop?.aborted
@@ -274,10 +266,6 @@ function offeredLoad(
     segmentShare(samples, segment).map((s) => s.expectedOutputLen),
     { ...(maxConcurrency ? { maxConcurrency: segmentConcurrency(maxConcurrency, segment) } : {}), streamed },
   )
-}
-
-function orUndefined<T>(value: T | typeof ABORTED): T | undefined {
-  return value === ABORTED ? undefined : value
 }
 
 /** Rust `--max-model-len`: drops the requests that do not fit; none left is an error. */

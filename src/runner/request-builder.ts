@@ -1,12 +1,13 @@
 /**
  * What both prepare stages (independent requests, `--multi-turn` conversations) share before the
- * timed run: the served model, read unless the run is stopped first; the request each sample (or
- * turn) becomes; and the ready check, which a stop ends without an error.
+ * timed run: the served model and the tokenizer, each loaded unless the run is stopped first; the
+ * request each sample (or turn) becomes; and the ready check, which a stop ends without an error.
  */
 import type { BackendRequest } from '../backends/types.ts'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput, SampleRequest } from '../config/records.ts'
-import { lookupTimeoutMs, resolveServedModel, type ServedModel } from './model-info.ts'
+import { loadTokenizer, type Tokenizer } from '../tokenizer/index.ts'
+import { endpointHeaders, lookupTimeoutMs, resolveServedModel, type ServedModel } from './model-info.ts'
 import { waitForEndpoint } from './ready-check.ts'
 import { ABORTED, untilAborted } from './signals.ts'
 
@@ -66,6 +67,35 @@ export async function servedModelUnlessStopped(
   if (model !== ABORTED) return model
   const name = endpoint.model ?? 'unknown'
   return { served: { name, id: name }, requestModel: endpoint.servedModelName ?? name }
+}
+
+/**
+ * The tokenizer `id` (`--tokenizer`, else the served model's id), loaded through the chain with the
+ * endpoint's `/tokenize` last; undefined when the run is stopped first. A tokenizer the user named
+ * that loads from nowhere is an error: the server's `/tokenize` stands in only for the model's id.
+ */
+export async function tokenizerUnlessStopped(
+  config: BenchConfig,
+  id: string,
+  requestModel: string,
+  stop: AbortSignal | undefined,
+): Promise<Tokenizer | undefined> {
+  if (stop?.aborted) return undefined
+  const { endpoint } = config
+  const tokenizer = await untilAborted(
+    loadTokenizer({
+      id,
+      named: config.tokenizer.id !== undefined,
+      baseUrl: endpoint.baseUrl,
+      model: requestModel,
+      headers: endpointHeaders(endpoint),
+      mode: config.tokenizer.mode,
+      trustRemoteCode: config.tokenizer.trustRemoteCode,
+      timeouts: config.request,
+    }),
+    stop,
+  )
+  return tokenizer === ABORTED ? undefined : tokenizer
 }
 
 /**
