@@ -9,7 +9,6 @@
 import { Worker } from 'node:worker_threads'
 import type { RequestOutput } from '../../config/records.ts'
 import { workerExecArgv } from '../../datasets/random/generate-pool.ts'
-import type { ClientHealthSummary } from '../../metrics/client-health.ts'
 import { onRunTimeLine } from '../../report/result/merge-shares.ts'
 import { tsWorkerShim } from '../../tsx-location.ts'
 import type { RetryStats } from '../retry.ts'
@@ -22,16 +21,9 @@ import type {
   ToClientThread,
 } from './messages.ts'
 
-/** How one thread's share ended, its times on the main thread's clock. */
+/** How one thread's share ended: its `finished` message with the times moved onto the main thread's clock, or its death. */
 export type ThreadEnd =
-  | {
-      kind: 'finished'
-      startS: number
-      endS: number
-      interrupted: boolean
-      retries: RetryStats
-      health?: ClientHealthSummary
-    }
+  | Extract<FromClientThread, { kind: 'finished' }>
   | { kind: 'died'; reason: string; atS: number }
 
 /** A timed run dealt to the threads, from arming to the last thread's end. */

@@ -14,7 +14,7 @@ import { withFields } from '../../with-fields.ts'
 import type { Dispatched, DispatchItem, DispatchOutcome } from '../dispatcher.ts'
 import { noRetries, type RetryStats } from '../retry.ts'
 import { segmentConcurrency, segmentShare } from '../segments.ts'
-import type { ClientThreads, ThreadEnd } from './client-threads.ts'
+import { type ClientThreads, failedOutput, type ThreadEnd } from './client-threads.ts'
 import type { PortableRequest, ShareItem, ThreadShare } from './messages.ts'
 
 /** How far ahead of the `go` message the shared start lies, so every thread reads it before it is due. */
@@ -155,18 +155,7 @@ export async function sendFromThreads<P>(
 }
 
 function diedRecord(item: ShareItem, end: { reason: string; atS: number }, startS: number): Dispatched {
-  const output: RequestOutput = {
-    success: false,
-    error: end.reason,
-    generatedText: '',
-    promptLen: 0,
-    outputTokens: null,
-    ttftS: 0,
-    itlS: [],
-    latencyS: 0,
-    startTimeS: end.atS,
-  }
-  return withFields(output, {
+  return withFields(failedOutput(end.atS, end.reason), {
     index: item.payload.index,
     intendedTimeS: startS + item.offsetS,
     arrivalTimeS: end.atS,
