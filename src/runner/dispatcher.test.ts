@@ -1,19 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, vi } from 'vitest'
+import { requestOutput } from '../../test/request-outputs.ts'
 import type { RequestOutput } from '../config/records.ts'
 import { dispatch } from './dispatcher.ts'
 
-const output = (error = ''): RequestOutput => ({
-  success: error === '',
-  error,
-  generatedText: '',
-  promptLen: 1,
-  outputTokens: 0,
-  ttftS: 0,
-  itlS: [],
-  latencyS: 0,
-  startTimeS: 0,
-})
+const output = (error = ''): RequestOutput => requestOutput({ success: error === '', error })
 
 describe('dispatch stopped while requests wait for a slot', () => {
   it('settles with the requests that were sent, never holding the ones still queued', async () => {

@@ -1,27 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { hiddenClassCount } from '../../test/hidden-class.ts'
-import type { RequestOutput } from '../config/records.ts'
+import { requestOutput } from '../../test/request-outputs.ts'
 import { dispatch } from './dispatcher.ts'
 
 // In the `v8` project: a fresh process per file, so V8's shared transition trees hold only what
 // this file made (docs/design.md, "Tests").
-const output = (): RequestOutput => ({
-  success: true,
-  error: '',
-  generatedText: '',
-  promptLen: 1,
-  outputTokens: 0,
-  ttftS: 0,
-  itlS: [],
-  latencyS: 0,
-  startTimeS: 0,
-})
 
 describe("dispatch's results", () => {
   it('share their hidden classes, so the metrics that read them stay monomorphic', async () => {
     const outcome = await dispatch(
       Array.from({ length: 40 }, (_, i) => ({ offsetS: 0, payload: i })),
-      async (i) => ({ ...output(), startTimeS: i + 0.5, ttftS: 0.05 + i / 1000, itlS: [0.02, 0.021] }),
+      async (i) => ({ ...requestOutput(), startTimeS: i + 0.5, ttftS: 0.05 + i / 1000, itlS: [0.02, 0.021] }),
       { maxConcurrency: 8 },
     )
     expect(outcome.results).toHaveLength(40)

@@ -1,19 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
+import { requestOutput } from '../../test/request-outputs.ts'
 import type { RequestOutput } from '../config/records.ts'
 import { waitForEndpoint } from './ready-check.ts'
 
-const output = (success: boolean, error = ''): RequestOutput => ({
-  success,
-  error,
-  generatedText: '',
-  promptLen: 1,
-  outputTokens: null,
-  ttftS: 0,
-  itlS: [],
-  latencyS: 0,
-  startTimeS: 0,
-})
+const output = (success: boolean, error = ''): RequestOutput =>
+  requestOutput({ success, error, outputTokens: null })
 
 /** A probe that answers after `ms` unless its signal aborts first, like a request would. */
 function delayed(ms: number, result: RequestOutput) {

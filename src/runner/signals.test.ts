@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { requestOutput } from '../../test/request-outputs.ts'
 import type { RequestOutput } from '../config/records.ts'
 import { dispatch } from './dispatcher.ts'
 import { ABORTED, settleWithDrain, untilAborted } from './signals.ts'
 
-function output(): RequestOutput {
-  return {
-    success: true,
-    error: '',
-    generatedText: '',
-    promptLen: 1,
-    outputTokens: 1,
-    ttftS: 0,
-    itlS: [],
-    latencyS: 0,
-    startTimeS: 0,
-  }
-}
+const output = (): RequestOutput => requestOutput({ outputTokens: 1 })
 
 /** A send that never settles until its signal aborts, then fails as the backends do. */
 function hang(_payload: number, signal: AbortSignal): Promise<RequestOutput> {
