@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { mp3File, wavFile } from '../../test/audio-fixtures.ts'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import { startHttpServer } from '../../test/server-helpers.ts'
 import { audioInputOf } from '../datasets/audio-duration.ts'
 import { chatBackend, inputAudioPart } from './chat.ts'
@@ -24,18 +25,12 @@ describe('openai-chat with a dataset audio file', () => {
     const client = new HttpClient({ connections: 1 })
     try {
       const output = await chatBackend.send(
-        {
-          url: `${server.url}/v1/chat/completions`,
-          requestId: 'r-0',
+        backendRequest(`${server.url}/v1/chat/completions`, {
           model: 'qwen2-audio',
           prompt: 'Transcribe the audio.',
-          promptLen: 5,
           outputLen: 16,
-          ignoreEos: false,
-          extraBody: {},
-          headers: {},
           audio: audioInputOf(wav),
-        },
+        }),
         client,
       )
       expect(output.success).toBe(true)

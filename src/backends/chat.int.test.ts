@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest, CHAT_BODY_KEYS } from '../../test/backends/backend-request.ts'
 import {
   HTTP_TRANSPORT_CASES,
   playSse,
@@ -25,18 +26,14 @@ async function serveScript(steps: ScriptStep[]): Promise<string> {
 }
 
 function makeRequest(url: string, overrides: Partial<BackendRequest> = {}): BackendRequest {
-  return {
-    url,
+  return backendRequest(url, {
     requestId: 'r-1',
     model: 'Qwen/Qwen3-0.6B',
     prompt: 'hello "world"\nline2',
     promptLen: 4,
     outputLen: 128,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
     ...overrides,
-  }
+  })
 }
 
 const delta = (fields: Record<string, unknown>): string =>
@@ -59,15 +56,7 @@ describe.for(HTTP_TRANSPORT_CASES)('over %s', (transport) => {
         client,
       )
       const body = JSON.parse(server!.requests[0]!.body) as Record<string, unknown>
-      expect(Object.keys(body)).toEqual([
-        'model',
-        'messages',
-        'max_completion_tokens',
-        'stream',
-        'stream_options',
-        'ignore_eos',
-        'temperature',
-      ])
+      expect(Object.keys(body)).toEqual([...CHAT_BODY_KEYS, 'temperature'])
       // Python's `payload.update(extra_body)` may overwrite `stream` too.
       expect(body).toEqual({
         model: 'Qwen/Qwen3-0.6B',

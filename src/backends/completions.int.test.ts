@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import {
   closedPortUrl,
   HTTP_TRANSPORT_CASES,
@@ -34,18 +35,7 @@ function script(steps: ScriptStep[]): Responder {
 }
 
 function makeRequest(url: string, overrides: Partial<BackendRequest> = {}): BackendRequest {
-  return {
-    url,
-    requestId: 'bench-0001-0',
-    model: 'm',
-    prompt: 'hello',
-    promptLen: 5,
-    outputLen: 3,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
-    ...overrides,
-  }
+  return backendRequest(url, { requestId: 'bench-0001-0', outputLen: 3, ...overrides })
 }
 
 const token = (text: string): string =>

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import { startHttpServer, type TestServer } from '../../test/server-helpers.ts'
 import { startSimulator } from '../sim/server.ts'
 import { embeddingsBackend } from './embeddings.ts'
@@ -48,18 +49,12 @@ afterAll(async () => {
 const IMAGE = { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/AA==' } } as const
 
 function request(overrides: Partial<BackendRequest> = {}): BackendRequest {
-  return {
-    url: `${server.url}/v1/embeddings`,
+  return backendRequest(`${server.url}/v1/embeddings`, {
     requestId: 'bench-1-0',
-    model: 'm',
     prompt: 'a photo',
     promptLen: 3,
-    outputLen: 1,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
     ...overrides,
-  }
+  })
 }
 
 async function sent(backend: Backend, req: BackendRequest): Promise<Record<string, unknown>> {

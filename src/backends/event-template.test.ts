@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import { TextEventTemplate } from './event-template.ts'
 import { createStreamHandler, pendingOutput } from './stream-request.ts'
 
@@ -115,17 +116,13 @@ describe('TextEventTemplate.textOfChunk', () => {
 })
 
 describe('a stream read through the template', () => {
-  const request = {
-    url: 'http://127.0.0.1:1/v1/chat/completions',
+  const request = backendRequest('http://127.0.0.1:1/v1/chat/completions', {
     requestId: 'r',
-    model: 'm',
     prompt: 'p',
     promptLen: 3,
     outputLen: 5,
     ignoreEos: true,
-    extraBody: {},
-    headers: {},
-  }
+  })
   const encoder = new TextEncoder()
 
   it('gives the text, ITLs and usage that parsing every event gives', () => {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import { onQuietMachine } from '../../test/serial/cpu-share.ts'
 import { chatBackend } from './chat.ts'
 import { HttpClient } from './http.ts'
@@ -27,18 +28,8 @@ describe('--read-timeout while waiting for response headers', () => {
     server.close()
   })
 
-  const request = (readTimeoutS: number): BackendRequest => ({
-    url,
-    requestId: 'r-0',
-    model: 'm',
-    prompt: 'hello',
-    promptLen: 1,
-    outputLen: 1,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
-    readTimeoutS,
-  })
+  const request = (readTimeoutS: number): BackendRequest =>
+    backendRequest(url, { promptLen: 1, readTimeoutS })
 
   it('fails the first request on a fresh connection when headers come later than the read timeout', async ({
     skip,

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import {
   HTTP_TRANSPORT_CASES,
   LOCALHOST_TLS,
@@ -19,17 +20,7 @@ afterEach(async () => {
 })
 
 function makeRequest(url: string, index: number): BackendRequest {
-  return {
-    url,
-    requestId: `r-${index}`,
-    model: 'm',
-    prompt: 'p',
-    promptLen: 1,
-    outputLen: 1,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
-  }
+  return backendRequest(url, { requestId: `r-${index}`, prompt: 'p', promptLen: 1 })
 }
 
 // Each response is held until every request has arrived, or until no new one has arrived for

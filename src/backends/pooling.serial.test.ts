@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import { onQuietMachine } from '../../test/serial/cpu-share.ts'
 import { buildEmbeddingsBody, buildEmbeddingsChatBody } from './embeddings.ts'
 import { HttpClient } from './http.ts'
@@ -10,18 +11,7 @@ import { buildRerankBody, rerankBackend } from './rerank.ts'
 import type { BackendRequest } from './types.ts'
 
 function request(overrides: Partial<BackendRequest> = {}): BackendRequest {
-  return {
-    url: 'http://127.0.0.1:1/x',
-    requestId: 'r-0',
-    model: 'm',
-    prompt: 'hello',
-    promptLen: 5,
-    outputLen: 0,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
-    ...overrides,
-  }
+  return backendRequest('http://127.0.0.1:1/x', { outputLen: 0, ...overrides })
 }
 
 // After the Rust port's pooling backend and its tests (backends/pooling.rs).

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../test/backends/backend-request.ts'
 import { HttpClient } from './http.ts'
 import {
   buildResponsesBody,
@@ -11,18 +12,7 @@ import {
 import type { BackendRequest } from './types.ts'
 
 function request(overrides: Partial<BackendRequest> = {}): BackendRequest {
-  return {
-    url: 'http://127.0.0.1:1/v1/responses',
-    requestId: 'r-0',
-    model: 'm',
-    prompt: 'hello',
-    promptLen: 5,
-    outputLen: 128,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
-    ...overrides,
-  }
+  return backendRequest('http://127.0.0.1:1/v1/responses', { outputLen: 128, ...overrides })
 }
 
 const ev = (type: string, extra: Record<string, unknown> = {}): string =>

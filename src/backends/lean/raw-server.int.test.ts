@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backendRequest } from '../../../test/backends/backend-request.ts'
 import { HTTP_TRANSPORT_CASES } from '../../../test/backends/script-server.ts'
 import type { HttpTransport } from '../../config/bench-config.ts'
 import { HttpClient } from '../http.ts'
@@ -31,18 +32,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 function request(overrides: Partial<BackendRequest> = {}): BackendRequest {
-  return {
-    url,
-    requestId: 'r',
-    model: 'm',
-    prompt: 'p',
-    promptLen: 1,
-    outputLen: 1,
-    ignoreEos: false,
-    extraBody: {},
-    headers: {},
-    ...overrides,
-  }
+  return backendRequest(url, { requestId: 'r', prompt: 'p', promptLen: 1, ...overrides })
 }
 
 async function send(transport: HttpTransport, count = 1, overrides: Partial<BackendRequest> = {}) {

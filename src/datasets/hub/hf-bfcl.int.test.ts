@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { CHAT_BODY_KEYS } from '../../../test/backends/backend-request.ts'
 import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
 import { buildChatBody } from '../../backends/chat.ts'
@@ -143,17 +144,7 @@ describe('hf BFCL (gorilla-llm/Berkeley-Function-Calling-Leaderboard)', { timeou
       extraBody: { tools: [], tool_choice: 'none', temperature: 0 },
       headers: {},
     })
-    expect(Object.keys(body)).toEqual([
-      'model',
-      'messages',
-      'max_completion_tokens',
-      'stream',
-      'stream_options',
-      'ignore_eos',
-      'tools',
-      'tool_choice',
-      'temperature',
-    ])
+    expect(Object.keys(body)).toEqual([...CHAT_BODY_KEYS, 'tools', 'tool_choice', 'temperature'])
     expect(body.messages).toEqual(request!.chatMessages)
     expect(body.tool_choice).toBe('auto')
     expect((body.tools as Array<{ function: { name: string } }>)[0]!.function.name).toBe(
