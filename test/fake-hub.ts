@@ -19,6 +19,11 @@ export interface FakeRepo {
   splits?: Array<{ config: string; split: string }>
 }
 
+/** A dataset repository at commit `ccc…`, with no files unless given. */
+export function datasetRepo(id: string, repo: Partial<Omit<FakeRepo, 'type' | 'id'>> = {}): FakeRepo {
+  return { type: 'dataset', id, commit: 'c'.repeat(40), files: {}, ...repo }
+}
+
 export interface FakeHubOptions {
   repos: FakeRepo[]
   /** When set, every request without `Authorization: Bearer <token>` gets 401. */

@@ -24,13 +24,11 @@ function dryRun(argv: string[]): Record<string, unknown> {
   return dryRunJson(resolveServeFlags(flags, {}, (name) => findFlag(name)?.status))
 }
 
+/** The run every spelling below asks for starts with these flags. */
+const RUN = ['--backend', 'openai-chat', '--model', 'm', '--num-prompts', '7']
+
 const LONG_FORM = [
-  '--backend',
-  'openai-chat',
-  '--model',
-  'm',
-  '--num-prompts',
-  '7',
+  ...RUN,
   '--request-rate',
   'inf',
   '--header',
@@ -69,12 +67,7 @@ describe('parseServeArgv', () => {
 
   it('merges dotted keys into the JSON flag, appends key+ lists and reads 1k as 1000', () => {
     const dotted = [
-      '--backend',
-      'openai-chat',
-      '--model',
-      'm',
-      '--num-prompts',
-      '7',
+      ...RUN,
       '--header',
       'x-a=1',
       'x-b=2',

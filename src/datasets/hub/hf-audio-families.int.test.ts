@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flacFile, mp3File, wavFile } from '../../../test/audio-fixtures.ts'
-import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
+import { datasetRepo, type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
 import type { HfDatasetConfig } from './hf.ts'
@@ -254,10 +254,7 @@ describe('hf Earnings22-Cleaned-AA from the hub', () => {
     for (let i = 0; i < 6; i++) files[`audio/c${i}.mp3`] = mp3File({ frames: 25 * (i + 1) }) // 0.6 s per 25 frames
     hub = await startFakeHub({
       repos: [
-        {
-          type: 'dataset',
-          id: EARNINGS22_CLEANED_ID,
-          commit: 'c'.repeat(40),
+        datasetRepo(EARNINGS22_CLEANED_ID, {
           files,
           parquetCommit: 'd'.repeat(40),
           parquetExport: {
@@ -267,7 +264,7 @@ describe('hf Earnings22-Cleaned-AA from the hub', () => {
               transcript: 'string',
             }),
           },
-        },
+        }),
       ],
     })
     stubHubEnv(hub, home)
@@ -308,16 +305,13 @@ describe('hf Earnings22-Cleaned-AA from the hub', () => {
     await hub.close()
     hub = await startFakeHub({
       repos: [
-        {
-          type: 'dataset',
-          id: EARNINGS22_CLEANED_ID,
-          commit: 'c'.repeat(40),
+        datasetRepo(EARNINGS22_CLEANED_ID, {
           files: { 'README.md': '#' },
           parquetCommit: 'd'.repeat(40),
           parquetExport: {
             'default/test/0000.parquet': writeParquet([{ url: 'audio/gone.mp3' }], { url: 'string' }),
           },
-        },
+        }),
       ],
     })
     vi.stubEnv('HF_ENDPOINT', hub.endpoint)

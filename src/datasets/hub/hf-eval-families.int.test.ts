@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
+import { datasetRepo, type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
 import { QWEN3_JSON, sharedTokenizer } from '../../../test/tokenizers.ts'
 import type { Tokenizer } from '../../tokenizer/index.ts'
@@ -51,17 +51,14 @@ describe('hf GSM8K and HumanEval', { timeout: 30_000 }, () => {
             'socratic/test/0000.parquet': writeParquet(gsm8k('test', 'socratic', 3)),
           },
         },
-        {
-          type: 'dataset',
-          id: 'openai/openai_humaneval',
-          commit: 'c'.repeat(40),
+        datasetRepo('openai/openai_humaneval', {
           files: { 'README.md': '# humaneval' },
           parquetCommit: 'd'.repeat(40),
           parquetExport: {
             'openai_humaneval/train/0000.parquet': writeParquet(humaneval('train', 2)),
             'openai_humaneval/test/0000.parquet': writeParquet(humaneval('test', 3)),
           },
-        },
+        }),
       ],
     })
   }, 120_000)

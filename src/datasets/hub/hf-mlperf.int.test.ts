@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
+import { datasetRepo, type FakeHub, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { writeParquet } from '../../../test/parquet-writer.ts'
 import { QWEN3_JSON as QWEN3, sharedTokenizer } from '../../../test/tokenizers.ts'
 import { applyChatTemplate } from '../../tokenizer/chat-template.ts'
@@ -47,13 +47,12 @@ describe('hf MLPerf (mgoin/mlperf-inference-*)', { timeout: 30_000 }, () => {
     home = await mkdtemp(join(tmpdir(), 'servebench-mlperf-'))
     const shard = writeParquet([ROWS[0]!, LONG, SHORT, ...ROWS.slice(1)])
     hub = await startFakeHub({
-      repos: [LLAMA2, LLAMA31].map((id) => ({
-        type: 'dataset' as const,
-        id,
-        commit: 'c'.repeat(40),
-        files: { 'README.md': '# mlperf' },
-        parquetExport: { 'default/train/0000.parquet': shard },
-      })),
+      repos: [LLAMA2, LLAMA31].map((id) =>
+        datasetRepo(id, {
+          files: { 'README.md': '# mlperf' },
+          parquetExport: { 'default/train/0000.parquet': shard },
+        }),
+      ),
     })
     stubHubEnv(hub, home)
   })
@@ -138,13 +137,9 @@ describe('hf MLPerf (mgoin/mlperf-inference-*)', { timeout: 30_000 }, () => {
     await hub.close()
     hub = await startFakeHub({
       repos: [
-        {
-          type: 'dataset',
-          id: LLAMA2,
-          commit: 'c'.repeat(40),
-          files: {},
+        datasetRepo(LLAMA2, {
           parquetExport: { 'default/train/0000.parquet': writeParquet([{ question: 'q', output: 'o' }]) },
-        },
+        }),
       ],
     })
     vi.stubEnv('HF_ENDPOINT', hub.endpoint)

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readlink, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, sha256, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
+import { datasetRepo, type FakeHub, sha256, startFakeHub, stubHubEnv } from '../../../test/fake-hub.ts'
 import { loadTokenizer, type Tokenizer } from '../../tokenizer/index.ts'
 import { isValidSequence } from './hub-sampling.ts'
 import type { ShareGptDatasetConfig } from './sharegpt.ts'
@@ -193,12 +193,9 @@ describe('sharegpt from the hub', () => {
     bytes = await readFile(SMALL)
     hub = await startFakeHub({
       repos: [
-        {
-          type: 'dataset',
-          id: SHAREGPT_HUB_REPO,
-          commit: 'c'.repeat(40),
+        datasetRepo(SHAREGPT_HUB_REPO, {
           files: { [SHAREGPT_HUB_FILE]: bytes },
-        },
+        }),
       ],
     })
     stubHubEnv(hub, home)

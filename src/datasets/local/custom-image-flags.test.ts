@@ -5,13 +5,13 @@ import { benchConfigFromDsl } from '../../options/from-dsl.ts'
 import { datasets, endpoint } from '../../vitest/runtime/builders.ts'
 
 const CHAT = ['--backend', 'openai-chat']
+/** A custom_image run of `i.jsonl` on openai-chat. */
+const IMAGES = [...CHAT, '--dataset-name', 'custom_image', '--dataset-path', 'i.jsonl']
 const BFCL = 'gorilla-llm/Berkeley-Function-Calling-Leaderboard'
 
 describe('custom_image flags', () => {
   it('resolves the path, --custom-output-len and the image switches', () => {
-    expect(
-      resolveArgv([...CHAT, '--dataset-name', 'custom_image', '--dataset-path', 'i.jsonl']).dataset,
-    ).toEqual({
+    expect(resolveArgv(IMAGES).dataset).toEqual({
       kind: 'custom_image',
       path: 'i.jsonl',
       outputLen: 256,
@@ -21,11 +21,7 @@ describe('custom_image flags', () => {
       noOversample: false,
     })
     const config = resolveArgv([
-      ...CHAT,
-      '--dataset-name',
-      'custom_image',
-      '--dataset-path',
-      'i.jsonl',
+      ...IMAGES,
       '--custom-output-len',
       '16',
       '--custom-ensure-client-side-data',
@@ -53,14 +49,7 @@ describe('custom_image flags', () => {
   })
 
   it('runs with --skip-tokenizer-init, as Python', () => {
-    const config = resolveArgv([
-      ...CHAT,
-      '--dataset-name',
-      'custom_image',
-      '--dataset-path',
-      'i.jsonl',
-      '--skip-tokenizer-init',
-    ])
+    const config = resolveArgv([...IMAGES, '--skip-tokenizer-init'])
     expect(config.tokenizer.skipInit).toBe(true)
   })
 })

@@ -10,7 +10,13 @@ import { buildPoolingResult } from '../result/pooling-result.ts'
 import { buildResult, type ResultSetup } from '../result/result-json.ts'
 import type { BenchResult } from '../result/result-types.ts'
 import type { RunResult } from '../result/run-result.ts'
-import { type RunFile, writeMultiRunFile, writeRunFiles, writeSweepFile } from './run-files.ts'
+import {
+  type RunFile,
+  type RunFilesOptions,
+  writeMultiRunFile,
+  writeRunFiles,
+  writeSweepFile,
+} from './run-files.ts'
 
 const fixture = JSON.parse(
   await readFile(new URL('../../../fixtures/results/records.json', import.meta.url), 'utf8'),
@@ -51,17 +57,18 @@ function events(): {
   }
 }
 
+/** Options that ask for the result, the timeline and the dataset plot, reported to `e`. */
+function everyFile(output: RunFilesOptions['output'], e: ReturnType<typeof events>): RunFilesOptions {
+  return { output, naming: {}, result: true, timeline: {}, datasetStats: true, ...e }
+}
+
 describe('writeRunFiles', () => {
   it('writes the result, the timeline and the dataset plot of a generation run, in that order', async () => {
     const e = events()
-    const written = await writeRunFiles(generation(), {
-      output: { resultDir: dir, resultFilename: 'run.json', saveDetailed: false, appendResult: false },
-      naming: {},
-      result: true,
-      timeline: {},
-      datasetStats: true,
-      ...e,
-    })
+    const written = await writeRunFiles(
+      generation(),
+      everyFile({ resultDir: dir, resultFilename: 'run.json', saveDetailed: false, appendResult: false }, e),
+    )
     expect(e.log).toEqual([
       'result run.json',
       'timeline run.timeline.html',
@@ -89,14 +96,10 @@ describe('writeRunFiles', () => {
 
   it('skips what a pooling run cannot have, saying why, and still writes its result', async () => {
     const e = events()
-    await writeRunFiles(pooling(), {
-      output: { resultDir: dir, resultFilename: 'p.json', saveDetailed: true, appendResult: false },
-      naming: {},
-      result: true,
-      timeline: {},
-      datasetStats: true,
-      ...e,
-    })
+    await writeRunFiles(
+      pooling(),
+      everyFile({ resultDir: dir, resultFilename: 'p.json', saveDetailed: true, appendResult: false }, e),
+    )
     expect(e.log).toEqual([
       'result p.json',
       'skipped timeline: a pooling run has no token stream; no timeline written',
