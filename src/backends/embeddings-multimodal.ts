@@ -1,12 +1,10 @@
 import type { MediaPart } from '../config/records.ts'
+import { EMBEDDINGS_PATH } from './embeddings.ts'
 import { createPoolingBackend, mergeCommon, poolingInput } from './pooling-request.ts'
 import type { Backend, BackendRequest } from './types.ts'
 
 /** Path of the Infinity embedding server's API (https://github.com/michaelfeil/infinity). */
 export const INFINITY_EMBEDDINGS_PATH = '/embeddings'
-
-/** vLLM's `/v1/embeddings` with chat messages, as `openai-embeddings-chat` sends them. */
-const EMBEDDINGS_PATH = '/v1/embeddings'
 
 /**
  * `openai-embeddings-clip`: a CLIP model on vLLM's embeddings API. Python

@@ -193,6 +193,7 @@ describe('non-streamed responses', () => {
     })
     expect(status).toBe(200)
     expect(json).toMatchObject({ object: 'text_completion', model: 'servebench/sim-model' })
+    expect(Object.keys(json)).toEqual(['id', 'object', 'created', 'model', 'choices', 'usage'])
     const choices = json.choices as { index: number; text: string; finish_reason: string }[]
     expect(choices.map((c) => [c.index, c.finish_reason])).toEqual([
       [0, 'length'],
@@ -211,7 +212,17 @@ describe('non-streamed responses', () => {
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'length' }],
       usage: { prompt_tokens: 1, total_tokens: 3, completion_tokens: 2 },
+      prompt_logprobs: null,
     })
+    expect(Object.keys(json)).toEqual([
+      'id',
+      'object',
+      'created',
+      'model',
+      'choices',
+      'usage',
+      'prompt_logprobs',
+    ])
   })
 })
 

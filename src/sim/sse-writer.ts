@@ -67,39 +67,45 @@ export interface FinishedChoice {
 
 /** The whole JSON body of a non-streamed completions response. */
 export function completionBody(header: ChunkHeader, choices: FinishedChoice[], usage: Usage): string {
-  return JSON.stringify({
-    id: header.id,
-    object: 'text_completion',
-    created: header.created,
-    model: header.model,
-    choices: choices.map((c, index) => ({
-      index,
-      text: c.text,
-      logprobs: null,
-      finish_reason: c.finishReason,
-      stop_reason: null,
-      prompt_logprobs: null,
-    })),
-    usage: usageObject(usage),
-  })
+  const texts = choices.map((c, index) => ({
+    index,
+    text: c.text,
+    logprobs: null,
+    finish_reason: c.finishReason,
+    stop_reason: null,
+    prompt_logprobs: null,
+  }))
+  return responseBody(header, 'text_completion', texts, usage)
 }
 
 /** The whole JSON body of a non-streamed chat response. */
 export function chatBody(header: ChunkHeader, choices: FinishedChoice[], usage: Usage): string {
+  const messages = choices.map((c, index) => ({
+    index,
+    message: { role: 'assistant', content: c.text, tool_calls: [] },
+    logprobs: null,
+    finish_reason: c.finishReason,
+    stop_reason: null,
+  }))
+  return responseBody(header, 'chat.completion', messages, usage, { prompt_logprobs: null })
+}
+
+/** The envelope vLLM wraps a non-streamed response's choices in: header keys, choices, usage, then `tail`. */
+function responseBody(
+  header: ChunkHeader,
+  object: string,
+  choices: object[],
+  usage: Usage,
+  tail: Record<string, unknown> = {},
+): string {
   return JSON.stringify({
     id: header.id,
-    object: 'chat.completion',
+    object,
     created: header.created,
     model: header.model,
-    choices: choices.map((c, index) => ({
-      index,
-      message: { role: 'assistant', content: c.text, tool_calls: [] },
-      logprobs: null,
-      finish_reason: c.finishReason,
-      stop_reason: null,
-    })),
+    choices,
     usage: usageObject(usage),
-    prompt_logprobs: null,
+    ...tail,
   })
 }
 
