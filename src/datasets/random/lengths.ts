@@ -4,6 +4,7 @@
  * forms, as in Python.
  */
 import { defaultBenchConfig } from '../../config/defaults.ts'
+import { type FieldSpec, f } from '../../config/dsl-fields.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { flagRow } from '../dataset-module.ts'
 import { parseRangeRatio, type RangeRatio } from './range-ratio.ts'
@@ -51,6 +52,22 @@ export const RANDOM_BATCH_SIZE = flagRow(
   'Inputs per request (pooling backends; random-rerank: documents).',
   { default: '1' },
 )
+
+/** The flag rows of {@link RandomTextLengths}, first in the flags of random and random-mm. */
+export const RANDOM_TEXT_FLAGS = [
+  RANDOM_INPUT_LEN,
+  RANDOM_OUTPUT_LEN,
+  RANDOM_PREFIX_LEN,
+  RANDOM_RANGE_RATIO,
+] as const
+
+/** The DSL fields of {@link RandomTextLengths}, first in the field tables of random and random-mm. */
+export const RANDOM_TEXT_FIELDS: { readonly [K in keyof RandomTextLengths]: FieldSpec } = {
+  inputLen: f(RANDOM_INPUT_LEN.name),
+  outputLen: f(RANDOM_OUTPUT_LEN.name),
+  prefixLen: f(RANDOM_PREFIX_LEN.name),
+  rangeRatio: f(RANDOM_RANGE_RATIO.name, 'numberOrJson'),
+}
 
 /** The lengths random and random-mm share, each falling back to Python's default. */
 export function readRandomLengths(read: Reader): RandomTextLengths {

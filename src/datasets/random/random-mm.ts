@@ -11,10 +11,8 @@ import { dataUrl } from '../image-bytes.ts'
 import { ENABLE_MULTIMODAL_CHAT } from '../shared-flags.ts'
 import type { BuildPromptsOptions } from './generate-pool.ts'
 import {
-  RANDOM_INPUT_LEN,
-  RANDOM_OUTPUT_LEN,
-  RANDOM_PREFIX_LEN,
-  RANDOM_RANGE_RATIO,
+  RANDOM_TEXT_FIELDS,
+  RANDOM_TEXT_FLAGS,
   type RandomTextLengths,
   readRandomLengths,
 } from './lengths.ts'
@@ -101,10 +99,7 @@ export const randomMmDataset = defineDataset<RandomMmDatasetConfig, RandomMmData
   datasetName: 'random-mm',
   builder: 'randomMm',
   fields: {
-    inputLen: f(RANDOM_INPUT_LEN.name),
-    outputLen: f(RANDOM_OUTPUT_LEN.name),
-    prefixLen: f(RANDOM_PREFIX_LEN.name),
-    rangeRatio: f(RANDOM_RANGE_RATIO.name, 'numberOrJson'),
+    ...RANDOM_TEXT_FIELDS,
     numPrompts: f('--num-prompts'),
     baseItemsPerRequest: f(BASE_ITEMS.name),
     numMmItemsRangeRatio: f(ITEMS_RANGE_RATIO.name),
@@ -115,10 +110,7 @@ export const randomMmDataset = defineDataset<RandomMmDatasetConfig, RandomMmData
     enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
   } satisfies DslFieldTable<RandomMmDatasetOptions>,
   flags: [
-    RANDOM_INPUT_LEN,
-    RANDOM_OUTPUT_LEN,
-    RANDOM_PREFIX_LEN,
-    RANDOM_RANGE_RATIO,
+    ...RANDOM_TEXT_FLAGS,
     BASE_ITEMS,
     ITEMS_RANGE_RATIO,
     LIMIT_MM,

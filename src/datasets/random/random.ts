@@ -20,10 +20,8 @@ import { CACHE_HIT_FRACTION, CACHE_RATIO, planCacheHitPrompts, readCacheHit } fr
 import { type BuildPromptsOptions, buildRandomPrompts, promptText } from './generate-pool.ts'
 import {
   RANDOM_BATCH_SIZE,
-  RANDOM_INPUT_LEN,
-  RANDOM_OUTPUT_LEN,
-  RANDOM_PREFIX_LEN,
-  RANDOM_RANGE_RATIO,
+  RANDOM_TEXT_FIELDS,
+  RANDOM_TEXT_FLAGS,
   type RandomTextLengths,
   readRandomLengths,
 } from './lengths.ts'
@@ -87,26 +85,14 @@ export const randomDataset = defineDataset<RandomDatasetConfig, RandomDatasetOpt
   datasetName: 'random',
   builder: 'random',
   fields: {
-    inputLen: f(RANDOM_INPUT_LEN.name),
-    outputLen: f(RANDOM_OUTPUT_LEN.name),
-    prefixLen: f(RANDOM_PREFIX_LEN.name),
-    rangeRatio: f(RANDOM_RANGE_RATIO.name, 'numberOrJson'),
+    ...RANDOM_TEXT_FIELDS,
     numPrompts: f('--num-prompts'),
     batchSize: f(RANDOM_BATCH_SIZE.name),
     promptTokenIds: f(PROMPT_TOKEN_IDS.name, 'switch'),
     cacheHitFraction: f(CACHE_HIT_FRACTION.name),
     cacheRatio: f(CACHE_RATIO.name),
   } satisfies DslFieldTable<RandomDatasetOptions>,
-  flags: [
-    RANDOM_INPUT_LEN,
-    RANDOM_OUTPUT_LEN,
-    RANDOM_PREFIX_LEN,
-    RANDOM_RANGE_RATIO,
-    RANDOM_BATCH_SIZE,
-    PROMPT_TOKEN_IDS,
-    CACHE_HIT_FRACTION,
-    CACHE_RATIO,
-  ],
+  flags: [...RANDOM_TEXT_FLAGS, RANDOM_BATCH_SIZE, PROMPT_TOKEN_IDS, CACHE_HIT_FRACTION, CACHE_RATIO],
   resolve: resolveRandom,
   // Pooling backends send several random prompts per request (`--random-batch-size`).
   generate: async (config, context) => {
