@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { loadavg } from 'node:os'
+import { loadavg, setPriority } from 'node:os'
 import { dirname, join } from 'node:path'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -233,10 +233,23 @@ function mainThreadCpuMs(): number | undefined {
   }
 }
 
-export async function startSimProcess(args: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startSimProcess(
+  args: string[],
+  options: {
+    /** Scheduling priority (`nice -n`); a negative one needs the privilege, else it runs at the default. */
+    nice?: number
+  } = {},
+): Promise<{ url: string; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['bin/servebench.js', 'sim', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
+  if (options.nice !== undefined && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, options.nice)
+    } catch {
+      // Not permitted: the default priority.
+    }
+  }
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {

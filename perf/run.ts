@@ -6,10 +6,21 @@ import type { ClientOverhead } from './client-overhead.ts'
 
 // Each section is loaded only when it runs: some need development dependencies (a Hugging Face
 // tokenizer file), and `many-core` must run on a production install with tsx alone.
-// `npm run perf -- client sim dataset dispatch threads gate python split versus many-core
-// hostile-memory bad-input` picks sections; none given runs the first four.
+// `npm run perf -- client sim dataset dispatch threads gate self-check first-tries python split
+// versus many-core hostile-memory bad-input` picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
-const OPT_IN = ['threads', 'gate', 'python', 'split', 'versus', 'many-core', 'hostile-memory', 'bad-input']
+const OPT_IN = [
+  'threads',
+  'gate',
+  'self-check',
+  'first-tries',
+  'python',
+  'split',
+  'versus',
+  'many-core',
+  'hostile-memory',
+  'bad-input',
+]
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
 
@@ -79,6 +90,8 @@ if (wants('threads')) {
   await (await import('./client-threads.ts')).measureClientThreads(500, 5_000, [1, 2, 1, 2], { warm: true })
 }
 if (wants('gate')) await (await import('./gate.ts')).measureGate()
+if (wants('self-check')) await (await import('./self-check.ts')).measureSelfCheck()
+if (wants('first-tries')) await (await import('./first-tries.ts')).printFirstTries()
 if (wants('python')) await (await import('./python-peer.ts')).printPythonPeer()
 if (wants('split')) await (await import('./cost-split.ts')).printCostSplit()
 if (wants('versus')) await (await import('./versus.ts')).printVersus()

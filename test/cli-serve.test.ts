@@ -86,13 +86,69 @@ describe('servebench serve against the simulator', () => {
       '--disable-tqdm',
     ])
     expect(run.code).toBe(0)
+    // The console and the result say who counted the tokens.
+    expect(run.stdout).toContain(
+      'Tokenizer: no tokenizer for "servebench/sim-model" as a tiktoken name, a file, in the local cache or on the hub; ' +
+        "the server's /tokenize and /detokenize count the tokens (--tokenizer names one)\n",
+    )
     const result = await readOnlyResult(tmpDir)
     expect(result).toMatchObject({
       completed: 5,
       backend: 'openai-chat',
       tokenizer_id: 'servebench/sim-model',
+      tokenizer_source: 'server',
     })
     expect(result).not.toHaveProperty('ttfts')
+  })
+
+  test('a misspelt --tokenizer stops the run with exit 2 before any request, naming what was tried', async ({
+    sim,
+    tmpDir,
+  }) => {
+    const run = await runCli(
+      ['serve', '--base-url', sim.url, '--tokenizer', 'cl100k_bse', '--num-prompts', '5', '--disable-tqdm'],
+      { env: { HF_HOME: tmpDir, HF_HUB_OFFLINE: '1' } },
+    )
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('Cannot load a tokenizer for "cl100k_bse":')
+    expect(run.stderr).toContain('  - tiktoken: not a built-in encoding (')
+    expect(run.stderr).toContain('  - local file: ')
+    expect(run.stderr).toContain(`  - Hugging Face cache: cl100k_bse is not in ${tmpDir}`)
+    expect(run.stderr).toContain('  - Hugging Face hub: ')
+    expect(run.stderr).toContain(
+      '  - server: not tried for a named tokenizer (pass --tokenizer server to use /tokenize)',
+    )
+    // Nothing was sent: the server never saw a benchmark request, nor its /tokenize.
+    expect(sim.stats().requestsReceived).toBe(0)
+    expect(run.stdout).not.toContain('Starting main benchmark run')
+  })
+
+  test('a tokenizer named "server" is the server\'s /tokenize, and the result says so', async ({
+    sim,
+    tmpDir,
+  }) => {
+    const run = await runCli([
+      'serve',
+      '--base-url',
+      sim.url,
+      '--tokenizer',
+      'server',
+      '--random-input-len',
+      '32',
+      '--random-output-len',
+      '4',
+      '--num-prompts',
+      '3',
+      '--save-result',
+      '--result-dir',
+      tmpDir,
+      '--disable-tqdm',
+    ])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(
+      "Tokenizer: the server's /tokenize and /detokenize, for servebench/sim-model (--tokenizer server)\n",
+    )
+    expect(await readOnlyResult(tmpDir)).toMatchObject({ completed: 3, tokenizer_source: 'server' })
   })
 
   test('counts HTTP errors as failed requests and still writes the result', async ({ tmpDir }) => {

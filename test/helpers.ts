@@ -35,6 +35,8 @@ export function runCli(
     onSpawn?: (pid: number) => void
     /** Keep `--client-check` at its default (`fail`) for `serve`. */
     defaultClientCheck?: boolean
+    /** A command the binary runs under, e.g. `['taskset', '-c', '0']`. */
+    wrap?: string[]
   } = {},
 ): Promise<CliResult> {
   const argv =
@@ -42,7 +44,8 @@ export function runCli(
       ? ['serve', '--client-check', 'warn', ...args.slice(1)]
       : args
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
+    const [command, ...prefix] = [...(options.wrap ?? []), process.execPath]
+    const child = spawn(command!, [...prefix, BIN, ...argv], {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, HF_HUB_OFFLINE: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

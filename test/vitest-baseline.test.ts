@@ -33,13 +33,19 @@ describe('toMatchBaseline', () => {
     expect(run.output).toContain("Baseline missing: 'decode speed' has no baseline in")
   })
 
-  it('writes the baseline when missing outside CI', async () => {
+  it('writes the baseline when missing outside CI, with the configured runs, and says so', async () => {
     const run = await bench()
     expect(run.code).toBe(0)
     const file = JSON.parse(await readFile(join(dir, 'baselines', 'baseline.bench.ts.json'), 'utf8'))
     expect(Object.keys(file.benchmarks)).toEqual(['decode speed'])
     expect(file.version).toBe(2)
+    // Recorded as -u records it (3 runs by default), never a one-run baseline it then meets itself.
+    expect(file.benchmarks['decode speed'].runs).toHaveLength(3)
     expect(file.benchmarks['decode speed'].runs[0].samples.tpot).toHaveLength(24)
+    expect(run.output).toContain(
+      "servebench ⚠ baseline.bench.ts › decode speed: Baseline written: 'decode speed' (3 runs) in ",
+    )
+    expect(run.output).not.toContain('Baseline inconclusive')
   })
 
   it('does not flag a rerun of the unchanged configuration', async () => {

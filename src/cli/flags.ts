@@ -494,7 +494,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     '--client-check',
     'string',
     'Client',
-    'When the client itself was the bottleneck (event-loop delay, dispatch lag, CPU, GC past the limits in docs/client-health.md): fail exits 4 after writing the result, warn only prints the self-check line, off skips the check.',
+    'When the client itself was the bottleneck (event-loop delay or busy share, dispatch lag, GC past the limits in docs/client-health.md, which scale with the latencies measured): fail exits 4 after writing the result, warn only prints the self-check line, off skips the check.',
     { default: 'fail', choices: ['fail', 'warn', 'off'], parity: 'servebench' },
   ),
   s(

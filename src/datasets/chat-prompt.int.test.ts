@@ -114,6 +114,22 @@ describe('client-side chat templates in the datasets', { timeout: 30_000 }, () =
     }
   })
 
+  it('refuses --chat-template-kwargs that no template would receive, rather than dropping them', async () => {
+    const tokenizer = await sharedTokenizer('cl100k_base')
+    await expect(
+      generateRequests(custom(), {
+        tokenizer,
+        numPrompts: 2,
+        seed: 0,
+        chatTemplateKwargs: { enable_thinking: false },
+      }),
+    ).rejects.toMatchObject({
+      code: 'SERVEBENCH_CONFIG',
+      message:
+        '--chat-template-kwargs is given, but the tokenizer "cl100k_base" has no chat template to pass it to (custom prompts would be sent without one); name a tokenizer with a chat template, or drop the flag',
+    })
+  })
+
   it('hf: templates MT-Bench prompts unless skipChatTemplate', async () => {
     const tokenizer = await sharedTokenizer(QWEN3)
     const path = await tmpJsonl([

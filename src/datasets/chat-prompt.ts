@@ -1,4 +1,5 @@
 import type { BackendName } from '../config/bench-config.ts'
+import { ConfigError } from '../errors.ts'
 import { applyChatTemplate } from '../tokenizer/chat-template.ts'
 import type { Tokenizer } from '../tokenizer/index.ts'
 
@@ -48,6 +49,15 @@ export function hasChatTemplate(
   silencer = ' (--skip-chat-template silences this note)',
 ): boolean {
   if (context.tokenizer.chatTemplate !== undefined) return true
+  // Named options for a template that does not exist would be dropped without a word.
+  if (context.chatTemplateKwargs && Object.keys(context.chatTemplateKwargs).length > 0) {
+    throw new ConfigError([
+      {
+        path: '--chat-template-kwargs',
+        message: `is given, but the tokenizer "${context.tokenizer.id}" has no chat template to pass it to (${dataset} prompts would be sent without one); name a tokenizer with a chat template, or drop the flag`,
+      },
+    ])
+  }
   if (!warned.has(dataset)) {
     warned.add(dataset)
     console.warn(

@@ -53,6 +53,11 @@ export interface ChangeEstimate {
   n: number
   /** Values in the baseline sample (all runs). */
   baselineN: number
+  /**
+   * With k ≥ 2 baseline runs: the lowest and highest run effect applied to the current run, as
+   * relative changes (`factor − 1`). More requests in the current run do not narrow this part.
+   */
+  runEffect?: [number, number]
 }
 
 export const DEFAULT_BOOTSTRAP = { resamples: 1000, confidence: 0.95, seed: 0 } as const
@@ -90,7 +95,7 @@ export function blockBootstrapChange(
   const cur = prepare(current, 'current')
   const rng = createRng(seed)
   const b0 = statistic(base.buf, copyAll(base))
-  const runEffects = runEffectsOf(base, statistic)
+  const runEffects = runEffectsOf(base, statistic, rng)
   const c0 = statistic(cur.buf, copyAll(cur))
   const worse = direction === 'lower-is-better' ? 1 : -1
   const rels = new Float64Array(resamples)
@@ -119,6 +124,7 @@ export function blockBootstrapChange(
     pValue: kept === 0 ? 1 : (1 + notWorse) / (kept + 1),
     n: cur.total,
     baselineN: base.total,
+    ...(runEffects ? { runEffect: [Math.min(...runEffects) - 1, Math.max(...runEffects) - 1] } : {}),
   }
 }
 
@@ -126,20 +132,54 @@ export function blockBootstrapChange(
  * With k ≥ 2 baseline runs, each run's statistic relative to the mean of the runs' statistics: how
  * much one run lands above or below the others (a busier machine, a restarted server). The current
  * run, one run itself, is multiplied by one of these per resample, so the test allows for it as
- * well as for the baseline's own spread. Each factor also holds its run's within-run noise, which
- * makes the allowance conservative. Undefined with one run (nothing to learn the spread from).
+ * well as for the baseline's own spread. Undefined with one run (nothing to learn the spread from).
+ *
+ * The runs' statistics also differ by each run's own sampling noise, which the resampling of blocks
+ * already counts: taken whole, a baseline of three 96-request runs whose means differed only by
+ * that noise kept every unchanged run of it undecided at a 10 % tolerance. So the deviations are
+ * shrunk to the spread between runs that their noise does not explain (the method of moments of a
+ * random-effects model: between-run variance = observed variance − mean within-run variance, at
+ * least 0), each run's within-run variance from a block bootstrap of that run alone.
  */
-function runEffectsOf(sample: Prepared, statistic: BufferStatistic): Float64Array | undefined {
-  if (sample.runs.length < 2) return undefined
+function runEffectsOf(sample: Prepared, statistic: BufferStatistic, rng: Rng): Float64Array | undefined {
+  const k = sample.runs.length
+  if (k < 2) return undefined
   const stats = sample.runs.map((run) => {
     sample.buf.set(run.values)
     return statistic(sample.buf, run.values.length)
   })
-  const mean = stats.reduce((a, b) => a + b, 0) / stats.length
+  const mean = stats.reduce((a, b) => a + b, 0) / k
   if (!(mean !== 0 && stats.every(Number.isFinite))) return undefined
+  const deviations = stats.map((x) => x / mean - 1)
+  const observed = deviations.reduce((a, d) => a + d * d, 0) / (k - 1)
+  const within = sample.runs.reduce((a, run) => a + withinRunVariance(run, statistic, sample.buf, rng), 0) / k
+  const between = Math.max(0, observed - within / (mean * mean))
+  const shrink = observed > 0 ? Math.sqrt(between / observed) : 0
   // Deviations scaled by sqrt(k / (k − 1)): k runs spread less around their own mean than runs do.
-  const inflate = Math.sqrt(stats.length / (stats.length - 1))
-  return Float64Array.from(stats, (x) => Math.max(0, 1 + (x / mean - 1) * inflate))
+  const inflate = Math.sqrt(k / (k - 1))
+  return Float64Array.from(deviations, (d) => Math.max(0, 1 + d * inflate * shrink))
+}
+
+/** Resamples of one run behind its within-run variance: enough for a variance, cheap beside the test. */
+const WITHIN_RESAMPLES = 200
+
+// The variance of a run's statistic under the block bootstrap of that run alone.
+function withinRunVariance(
+  run: Prepared['runs'][number],
+  statistic: BufferStatistic,
+  buf: Float64Array,
+  rng: Rng,
+): number {
+  const one: Prepared = { runs: [run], total: run.values.length, buf }
+  let sum = 0
+  let sumSq = 0
+  for (let r = 0; r < WITHIN_RESAMPLES; r++) {
+    const x = statistic(buf, resampleInto(one, rng))
+    sum += x
+    sumSq += x * x
+  }
+  const m = sum / WITHIN_RESAMPLES
+  return Math.max(0, (sumSq - WITHIN_RESAMPLES * m * m) / (WITHIN_RESAMPLES - 1))
 }
 
 interface Prepared {

@@ -76,6 +76,24 @@ describe('decideChange', () => {
     const past = decideChange({ ...lower, change: 0.2, interval: [-0.05, 0.45], pValue: 0.08 })
     expect(past.neededRequests).toBe(Math.ceil(200 * (0.25 / 0.2) ** 2))
   })
+
+  it('needs no number of requests when the run effect alone keeps a change undecided', () => {
+    const undecided = { ...lower, change: 0.02, interval: [-0.1, 0.16] as [number, number], pValue: 0.3 }
+    // Runs of the baseline 8% apart: 1.02 × 1.08 − 1 = 10.16% stays past the 10% tolerance.
+    expect(decideChange({ ...undecided, runEffect: [-0.08, 0.08] }).neededRequests).toBe(
+      Number.POSITIVE_INFINITY,
+    )
+    // 7% apart: 1.02 × 1.07 − 1 = 9.14%, which more requests can bring the worse end down to.
+    expect(decideChange({ ...undecided, runEffect: [-0.07, 0.07] }).neededRequests).toBeLessThan(
+      Number.POSITIVE_INFINITY,
+    )
+    // Past the tolerance: significant only if the lowest run effect keeps it above no change.
+    const past = { ...lower, change: 0.15, interval: [-0.02, 0.3] as [number, number], pValue: 0.06 }
+    expect(decideChange({ ...past, runEffect: [-0.14, 0.1] }).neededRequests).toBe(Number.POSITIVE_INFINITY)
+    expect(decideChange({ ...past, runEffect: [-0.1, 0.1] }).neededRequests).toBeLessThan(
+      Number.POSITIVE_INFINITY,
+    )
+  })
 })
 
 describe('checkPasses', () => {

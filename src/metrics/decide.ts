@@ -43,6 +43,12 @@ export interface ChangeInput {
   alpha?: number
   /** Requests in the current sample. */
   n: number
+  /**
+   * The part of the interval that more requests do not narrow: the lowest and highest run effect
+   * (a run's level against the baseline's runs) as relative changes. A check it alone keeps
+   * undecided needs no number of requests (Infinity), so extending the run cannot decide it.
+   */
+  runEffect?: [number, number]
 }
 
 export interface DecisionResult {
@@ -102,8 +108,18 @@ export function decideChange(input: ChangeInput): ChangeDecision {
   // Past the tolerance but not significant: decided once the better end clears 0. Within the
   // tolerance: decided once the worse end comes down to t.
   const limit = pastLimit ? 0 : input.tolerance
-  const neededRequests = scaleNeeded(input.n, worseChange, worseInterval[0], worseInterval[1], limit)
+  const neededRequests = runEffectKeepsUndecided(input, sign, pastLimit)
+    ? Number.POSITIVE_INFINITY
+    : scaleNeeded(input.n, worseChange, worseInterval[0], worseInterval[1], limit)
   return { verdict: 'inconclusive', ...base, neededRequests }
+}
+
+// With endless requests the interval shrinks to the point change times the run effects: when that
+// still reaches past the tolerance (or, for a change past it, back to no change), it stays open.
+function runEffectKeepsUndecided(input: ChangeInput, sign: number, pastLimit: boolean): boolean {
+  if (!input.runEffect) return false
+  const ends = input.runEffect.map((e) => sign * ((1 + input.change) * (1 + e) - 1))
+  return pastLimit ? Math.min(...ends) <= 0 : Math.max(...ends) > input.tolerance
 }
 
 /**

@@ -1,89 +1,101 @@
 /**
- * The monitor behind the client self-check: started just before the timed run and stopped right
- * after it, it samples the event-loop delay, the CPU time (the process's on the main thread, the
- * thread's busy time in a worker) and the GC pauses; the dispatch
- * lags come from the dispatcher. The summary and its thresholds are in metrics/client-health.ts.
+ * The monitor behind the client self-check: one per event loop that sends or reads (the main
+ * thread, each `--client-threads` thread), started just before the timed run and stopped right
+ * after it. It samples the loop's delay, its busy share (event-loop utilisation), the CPU time and
+ * the GC pauses. A closed loop restarts it once its first wave is released, so the judged span
+ * starts after that burst. The rules are in metrics/client-health.ts.
  */
-import { availableParallelism } from 'node:os'
-import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
+import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { isMainThread } from 'node:worker_threads'
-import {
-  type ClientHealthSummary,
-  type ClientHealthThresholds,
-  DEFAULT_CLIENT_HEALTH_THRESHOLDS,
-  summarizeClientHealth,
-} from '../metrics/client-health.ts'
+import type { LoopSamples } from '../metrics/client-health.ts'
+import { loopDelayPercentiles, TICK_STEP_MS } from '../metrics/loop-delay.ts'
 
-export interface ClientHealthMonitor {
-  /** Stops sampling and summarises the run; `dispatchLagsMs` are the requests' lags from the dispatcher. */
-  stop(dispatchLagsMs: readonly number[]): ClientHealthSummary
-  /** Stops sampling without a summary (a run that threw); harmless after `stop`. */
+export interface LoopMonitor {
+  /**
+   * Starts every figure again from here (the end of a closed loop's first wave): the stall just
+   * ended is the first wave's release time, reported on its own, and is not judged twice.
+   */
+  restart(): void
+  /** Stops sampling and returns the figures since the start (or the last restart). */
+  stop(): LoopSamples
+  /** Stops sampling without figures (a run that threw); harmless after `stop`. */
   dispose(): void
 }
 
 /**
- * Event-loop delay sampling interval, ms. Node records the time between two timer ticks, which
- * includes the interval itself; the summary reports the delay beyond it.
+ * Event-loop delay sampling interval, ms: a timer due every 2 ms records how late it fired. 2 ms
+ * gives a 0.25 s run over 100 samples; each tick costs a few microseconds.
  */
-export const EVENT_LOOP_RESOLUTION_MS = 10
+export const EVENT_LOOP_RESOLUTION_MS = 2
 
-/** Starts measuring the client. Cheap: one 10 ms timer in libuv and one GC observer. */
-export function startClientHealthMonitor(
-  thresholds: ClientHealthThresholds = DEFAULT_CLIENT_HEALTH_THRESHOLDS,
+/** Starts measuring this thread's event loop. */
+export function startLoopMonitor(
   options: {
     /**
-     * Count this thread's busy time, not the process's CPU: set on the main thread of a run with
-     * `--client-threads`, whose client threads report their own. @default false
+     * Report the process's CPU (every thread), not this loop's busy time: the main thread of a
+     * single-thread CLI run, where the process is the client. @default isMainThread
      */
-    threadCpu?: boolean
+    processCpu?: boolean
   } = {},
-): ClientHealthMonitor {
-  const histogram = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS })
-  const gcPausesMs: number[] = []
+): LoopMonitor {
+  const processCpu = options.processCpu ?? isMainThread
+  // Each tick's delay in 0.1 ms steps, counted: the judged figures weigh stalls against the
+  // run's reading scale, which is known only at the end (metrics/loop-delay.ts).
+  let delays = new Map<number, number>()
+  let ticks = 0
+  let lastTickMs = performance.now()
+  const timer = setInterval(() => {
+    const nowMs = performance.now()
+    const key = Math.max(0, Math.round((nowMs - lastTickMs - EVENT_LOOP_RESOLUTION_MS) / TICK_STEP_MS))
+    lastTickMs = nowMs
+    ticks++
+    delays.set(key, (delays.get(key) ?? 0) + 1)
+  }, EVENT_LOOP_RESOLUTION_MS)
+  timer.unref()
+  let gcPausesMs: number[] = []
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) gcPausesMs.push(entry.duration)
   })
   observer.observe({ entryTypes: ['gc'] })
-  histogram.enable()
-  const cpuStart = process.cpuUsage()
-  const eluStart = performance.eventLoopUtilization()
-  const startMs = performance.now()
+  let cpuStart = process.cpuUsage()
+  let eluStart = performance.eventLoopUtilization()
+  let startMs = performance.now()
+  const dispose = (): void => {
+    clearInterval(timer)
+    observer.disconnect()
+  }
   return {
-    dispose() {
-      histogram.disable()
-      observer.disconnect()
+    dispose,
+    restart() {
+      observer.takeRecords()
+      gcPausesMs = []
+      delays = new Map()
+      ticks = 0
+      // The next tick measures from here, not across the stall of the release.
+      lastTickMs = performance.now()
+      cpuStart = process.cpuUsage()
+      eluStart = performance.eventLoopUtilization()
+      startMs = lastTickMs
     },
-    stop(dispatchLagsMs) {
-      const durationS = (performance.now() - startMs) / 1000
+    stop() {
+      const spanS = (performance.now() - startMs) / 1000
       const cpu = process.cpuUsage(cpuStart)
-      // In a worker thread (a Vitest suite) the process also runs Vitest and the embedded
-      // simulator: the share of time this thread's event loop was busy is the client's own figure.
-      const cpuTimeMs =
-        isMainThread && !options.threadCpu
-          ? (cpu.user + cpu.system) / 1000
-          : performance.eventLoopUtilization(eluStart).utilization * durationS * 1000
-      histogram.disable()
-      // GC entries observed but not yet delivered to the callback.
+      const utilization = performance.eventLoopUtilization(eluStart).utilization
       for (const entry of observer.takeRecords()) gcPausesMs.push(entry.duration)
-      observer.disconnect()
-      const beyond = (ns: number): number => Math.max(0, ns / 1e6 - EVENT_LOOP_RESOLUTION_MS)
-      // An empty histogram (a run shorter than one interval) reports NaN and huge values.
-      const sampled = histogram.count > 0
-      return summarizeClientHealth(
-        {
-          durationS,
-          eventLoopDelayMs: {
-            p50: sampled ? beyond(histogram.percentile(50)) : 0,
-            p99: sampled ? beyond(histogram.percentile(99)) : 0,
-            max: sampled ? beyond(histogram.max) : 0,
-          },
-          dispatchLagsMs,
-          cpuTimeMs,
-          cpuCount: availableParallelism(),
-          gcPausesMs,
-        },
-        thresholds,
-      )
+      const tickDelays = [...delays].map(([key, n]) => [key * TICK_STEP_MS, n] as const)
+      const samples: LoopSamples = {
+        spanS,
+        // Of the ticks that fired; the summary weighs stalls from tickDelays.
+        eventLoopDelayMs: loopDelayPercentiles(tickDelays, Number.POSITIVE_INFINITY, 0),
+        eventLoopDelaySamples: ticks,
+        tickDelays,
+        resolutionMs: EVENT_LOOP_RESOLUTION_MS,
+        eventLoopUtilization: Number.isFinite(utilization) ? utilization : 0,
+        cpuTimeMs: processCpu ? (cpu.user + cpu.system) / 1000 : utilization * spanS * 1000,
+        gcPausesMs: [...gcPausesMs],
+      }
+      dispose()
+      return samples
     },
   }
 }

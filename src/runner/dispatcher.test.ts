@@ -97,3 +97,78 @@ describe('dispatch behind --max-concurrency', () => {
     await vi.waitFor(() => expect(sent).toEqual([0, 1, 2, 3, 4, 5]))
   })
 })
+
+describe('dispatch lateness for the client self-check', () => {
+  const due = (n: number) => Array.from({ length: n }, (_, i) => ({ offsetS: 0, payload: i }))
+
+  it('times a closed loop first wave on its own and judges the requests that waited for a slot', async () => {
+    let waves = 0
+    let sentAtWave = -1
+    const sent: number[] = []
+    const outcome = await dispatch(
+      due(10),
+      async (i) => {
+        sent.push(i)
+        await sleep(1)
+        return output()
+      },
+      {
+        maxConcurrency: 4,
+        closedLoop: true,
+        onFirstWave: () => {
+          waves++
+          sentAtWave = sent.length
+        },
+      },
+    )
+    expect(waves).toBe(1)
+    // Called right after the fourth request was started, before any of them answered.
+    expect(sentAtWave).toBe(4)
+    expect(outcome.firstWave?.requests).toBe(4)
+    expect(outcome.firstWave?.releaseMs).toBeGreaterThanOrEqual(0)
+    const byIndex = outcome.results.map((r, k) => [r.index, outcome.latenessMs[k]!] as const)
+    for (const [index, lateMs] of byIndex) {
+      if (index < 4) expect(lateMs).toBeNaN()
+      else expect(lateMs).toBeGreaterThanOrEqual(0)
+    }
+  })
+
+  it('counts a waiting request late from when the response before it in its slot ended', async () => {
+    // Each response's last chunk came 30 ms before its request settled: the client was slow to
+    // notice, and the request that takes the slot is that much late.
+    const outcome = await dispatch(
+      due(3),
+      async () => {
+        await sleep(40)
+        const now = performance.now() / 1000
+        return { ...output(), startTimeS: now - 0.04, latencyS: 0.01 }
+      },
+      { maxConcurrency: 1, closedLoop: true },
+    )
+    expect(outcome.latenessMs[0]).toBeNaN()
+    expect(outcome.latenessMs[1]).toBeGreaterThanOrEqual(30)
+    expect(outcome.latenessMs[2]).toBeGreaterThanOrEqual(30)
+  })
+
+  it('counts a request late until it left, when the output stamps its send (a client thread)', async () => {
+    // The request is handed over at once but leaves 30 ms later, as a busy client thread would send it.
+    const outcome = await dispatch(
+      due(2),
+      async () => {
+        const handedOverS = performance.now() / 1000
+        await sleep(40)
+        return { ...output(), startTimeS: handedOverS + 0.03, latencyS: 0.005 }
+      },
+      { sentAtStart: true },
+    )
+    expect(outcome.latenessMs.every((ms) => ms >= 30)).toBe(true)
+  })
+
+  it('has no first wave in an open loop, and judges every request against its schedule', async () => {
+    let waves = 0
+    const outcome = await dispatch(due(3), async () => output(), { onFirstWave: () => waves++ })
+    expect(waves).toBe(0)
+    expect(outcome.firstWave).toBeUndefined()
+    expect(outcome.latenessMs.every((ms) => ms >= 0)).toBe(true)
+  })
+})

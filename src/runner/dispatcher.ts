@@ -26,6 +26,20 @@ export interface DispatchOptions {
    * start share one time line of intended send times. Defaults to now.
    */
   startS?: number
+  /**
+   * Every request is due at once (`--request-rate inf` without ramp-up or trace): the first wave
+   * (up to `maxConcurrency` requests) is released as one burst, timed on its own, and
+   * {@link onFirstWave} is called after it. @default false
+   */
+  closedLoop?: boolean
+  /** Closed loops: called once the first wave has been released, before the rest is judged. */
+  onFirstWave?(): void
+  /**
+   * The output's `startTimeS` is when its request was actually sent, on this thread's clock (no
+   * retries): a request handed to a client thread leaves later than it is started here, and
+   * that delay is the client's too. @default false
+   */
+  sentAtStart?: boolean
 }
 
 /** A sent request's output plus when it arrived and when it actually started, monotonic seconds. */
@@ -40,6 +54,14 @@ export interface Dispatched extends RequestOutput {
 export interface DispatchOutcome {
   /** In dispatch order; requests never sent (interrupted) are absent. */
   results: Dispatched[]
+  /**
+   * For each result, ms: when it was started minus when it was due, the client self-check's
+   * dispatch lag. Due is its schedule time when a slot was free, else when the request before it
+   * in that slot ended. NaN for a closed loop's first wave, which {@link firstWave} times instead.
+   */
+  latenessMs: number[]
+  /** Closed loops: the first wave's size and how long releasing it took, ms. */
+  firstWave?: { requests: number; releaseMs: number }
   /** `performance.now()/1000` just before the first arrival wait: Python's benchmark_start_time. */
   startS: number
   /** After the last request finished. */
@@ -75,6 +97,11 @@ export async function dispatch<T>(
   let waitingHead = 0
   let waitingTail = 0
   const arrivalTimesS = new Float64Array(items.length)
+  // When each request was due and when it started, for its lateness (see DispatchOutcome).
+  const dueTimesS = new Float64Array(items.length)
+  const startedTimesS = new Float64Array(items.length)
+  const firstWave = options.closedLoop ? Math.min(limit, items.length) : 0
+  let firstWaveReleaseMs: number | undefined
   let running = 0
   let releasing = true
   let done = 0
@@ -87,7 +114,8 @@ export async function dispatch<T>(
   })
   const startS = options.startS ?? performance.now() / 1000
 
-  const sendOne = async (i: number): Promise<void> => {
+  // Resolves to when the request's slot freed, for the request that takes it next.
+  const sendOne = async (i: number): Promise<number> => {
     const controller = new AbortController()
     if (abortedInFlight) controller.abort(new Error('interrupted'))
     inFlight.add(controller)
@@ -97,6 +125,11 @@ export async function dispatch<T>(
     } finally {
       inFlight.delete(controller)
     }
+    // The slot freed when the response ended (its last chunk, on the client's clock); a failure
+    // frees it when it settles here.
+    const endS = output.startTimeS + output.latencyS
+    const freedAtS = output.success && output.latencyS > 0 && endS > 0 ? endS : performance.now() / 1000
+    if (options.sentAtStart && output.startTimeS > startedTimesS[i]!) startedTimesS[i] = output.startTimeS
     const arrivalTimeS = arrivalTimesS[i]!
     const record = withFields(output, {
       index: i,
@@ -106,19 +139,25 @@ export async function dispatch<T>(
     })
     results[i] = record
     options.onRequestEnd?.(++done, { output, record, inFlight: inFlight.size })
+    return freedAtS
   }
-  const start = (i: number): void => {
+  const start = (i: number, dueS: number): void => {
     running++
+    dueTimesS[i] = dueS
+    startedTimesS[i] = performance.now() / 1000
     sendOne(i).then(slotFreed, (error: unknown) => {
       fail(error)
-      slotFreed()
+      slotFreed(performance.now() / 1000)
     })
   }
   // The next waiting request takes the slot; once stopped, the waiting ones are never sent.
-  const slotFreed = (): void => {
+  const slotFreed = (freedAtS: number): void => {
     running--
     if (interrupted()) waitingHead = waitingTail
-    while (running < limit && waitingHead < waitingTail) start(waiting[waitingHead++]!)
+    while (running < limit && waitingHead < waitingTail) {
+      const next = waiting[waitingHead++]!
+      start(next, Math.max(freedAtS, arrivalTimesS[next]!))
+    }
     if (!releasing && running === 0 && waitingHead === waitingTail) settle()
   }
 
@@ -128,8 +167,12 @@ export async function dispatch<T>(
     if (interrupted()) break
     // Later than intended when the event loop was busy: the client self-check's dispatch lag.
     arrivalTimesS[i] = performance.now() / 1000
-    if (running < limit) start(i)
+    if (running < limit) start(i, startS + items[i]!.offsetS)
     else waiting[waitingTail++] = i
+    if (i === firstWave - 1) {
+      firstWaveReleaseMs = (performance.now() / 1000 - startS) * 1000
+      options.onFirstWave?.()
+    }
   }
   releasing = false
   if (interrupted()) waitingHead = waitingTail
@@ -144,8 +187,15 @@ export async function dispatch<T>(
       for (const controller of inFlight) controller.abort(new Error('interrupted'))
     },
   })
+  const sent = results.filter((r): r is Dispatched => r !== undefined)
   return {
-    results: results.filter((r): r is Dispatched => r !== undefined),
+    results: sent,
+    latenessMs: sent.map((r) =>
+      r.index < firstWave ? Number.NaN : (startedTimesS[r.index]! - dueTimesS[r.index]!) * 1000,
+    ),
+    ...(firstWaveReleaseMs !== undefined
+      ? { firstWave: { requests: firstWave, releaseMs: firstWaveReleaseMs } }
+      : {}),
     startS,
     endS: performance.now() / 1000,
     interrupted: interrupted(),

@@ -13,7 +13,8 @@ import type { Conversation } from '../datasets/conversation.ts'
 import type { TurnRecord } from '../report/result/multi-turn.ts'
 import { computeSchedule } from '../schedule/index.ts'
 import { withFields } from '../with-fields.ts'
-import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
+import { type LoopMonitor, startLoopMonitor } from './client-health.ts'
+import { conversationHealth } from './conversation-health.ts'
 import { DEFAULT_DRAIN_MS } from './dispatcher.ts'
 import type { Measured, MeasureHooks } from './measure.ts'
 import { countOutputTokens } from './output-tokens.ts'
@@ -35,7 +36,7 @@ export async function measureConversations(
 ): Promise<MeasuredConversations> {
   const { config, conversations, noHistory, tokenizer } = plan
   const multiTurn = plan.multiTurn
-  let monitor: ClientHealthMonitor | undefined
+  let monitor: LoopMonitor | undefined
   let sleeps: ReturnType<typeof abortableSleeps> | undefined
   try {
     const queue = new PQueue({ concurrency: plan.concurrency })
@@ -48,7 +49,7 @@ export async function measureConversations(
     const inFlight = new Set<AbortController>()
     sleeps = abortableSleeps(hooks.signal)
     const sleepUnlessAborted = sleeps.sleep
-    monitor = config.clientCheck === 'off' ? undefined : startClientHealthMonitor()
+    monitor = config.clientCheck === 'off' ? undefined : startLoopMonitor()
     // The dispatch lag of a multi-turn run: how late each conversation started against its schedule.
     const startLagsMs: number[] = []
     const startS = performance.now() / 1000
@@ -130,7 +131,7 @@ export async function measureConversations(
     })
     const endS = performance.now() / 1000
     // Turns are sent from this thread only.
-    const health = monitor?.stop(startLagsMs)
+    const health = monitor && conversationHealth(monitor.stop(), startLagsMs, turnRecords, config.load)
     const clientHealth = health && { ...health, httpTransport: plan.httpTransport, clientThreads: 1 }
     turnRecords.sort((a, b) => a.conversationIndex - b.conversationIndex || a.turnIndex - b.turnIndex)
     const records: RequestRecord[] = turnRecords.map((t) => t.record)

@@ -18,7 +18,6 @@ import { DEFAULT_RETRY_POLICY, type RetryStats, sendWithRetries } from './retry.
 import type { RequestProgress, RunClock, RunHooks } from './run-types.ts'
 import { sendSchedule } from './send-schedule.ts'
 import type { ClientThreads } from './threads/client-threads.ts'
-import { threadAdvice, threadAdviceLine } from './threads/thread-advice.ts'
 
 /** What the measure stage is told while it sends. */
 export interface MeasureHooks {
@@ -124,6 +123,7 @@ async function measureThrough(
         }),
       ...(hooks.forceSignal ? { forceSignal: hooks.forceSignal } : {}),
       ...(hooks.signal ? { signal: hooks.signal } : {}),
+      closedLoop: !plan.openLoop,
     },
   )
   const { outcome, scheduleIndexes } = sent
@@ -133,9 +133,6 @@ async function measureThrough(
     httpTransport: client.transport,
     clientThreads: sent.clientThreads,
   }
-  // A saturated run names the setting that would have kept up (the verdict is the self-check's).
-  const advice = clientHealth && threadAdvice(clientHealth)
-  if (advice) plan.log(threadAdviceLine(advice))
   const records: RequestRecord[] = []
   for (const [k, { index: _, ...output }] of outcome.results.entries()) {
     records.push(

@@ -54,6 +54,7 @@ export function mergeRounds(config: BenchConfig, rounds: readonly RunOutcome[]):
     date: String(first.result.date),
     modelId: String(first.result.model_id),
     tokenizerId: (first.result.tokenizer_id as string | null) ?? null,
+    ...(first.result.tokenizer_source === 'server' ? { tokenizerSource: 'server' as const } : {}),
     hasTokenizer: first.result.tokenizer_id !== null,
     // The client keys: latency from the intended send time over all rounds, the worst self-check.
     openLoop: 'intended_delays' in first.result,

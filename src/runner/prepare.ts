@@ -107,6 +107,7 @@ async function prepareRequests(
   const tokenizer = tokenizerId
     ? await tokenizerUnlessStopped(config, tokenizerId, requestModel, stop)
     : undefined
+  if (tokenizer?.kind === 'server') log(serverTokenizerNote(tokenizer.id, config.tokenizer.id !== undefined))
   // Without a tokenizer (--skip-tokenizer-init) only the custom dataset runs, as in Python.
   const { chatTemplateKwargs } = config.tokenizer
   const generated = stop?.aborted
@@ -283,4 +284,12 @@ function fitMaxModelLen(
   }
   if (dropped > 0) log(`Filtered out ${dropped} requests longer than --max-model-len ${maxModelLen}.`)
   return kept
+}
+
+/** Says who counts the tokens when it is the server: the result's `tokenizer_source` says it too. */
+function serverTokenizerNote(id: string, named: boolean): string {
+  return named
+    ? `Tokenizer: the server's /tokenize and /detokenize, for ${id} (--tokenizer server)`
+    : `Tokenizer: no tokenizer for "${id}" as a tiktoken name, a file, in the local cache or on the hub; ` +
+        "the server's /tokenize and /detokenize count the tokens (--tokenizer names one)"
 }

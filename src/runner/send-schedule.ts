@@ -4,10 +4,18 @@
  * threads that each own a share of it (`--client-threads`), and the self-check of every thread.
  * It is the seam where measure.ts hands over the schedule and gets back per-request outputs.
  */
+
+import { availableParallelism } from 'node:os'
 import type { BenchConfig } from '../config/bench-config.ts'
 import type { RequestOutput } from '../config/records.ts'
-import { type ClientHealthSummary, withThreadHealth } from '../metrics/client-health.ts'
-import { type ClientHealthMonitor, startClientHealthMonitor } from './client-health.ts'
+import {
+  type ClientHealthSummary,
+  type DispatchTiming,
+  summarizeClientHealth,
+  type ThreadReport,
+} from '../metrics/client-health.ts'
+import { latencyScales } from '../metrics/client-health-scale.ts'
+import { type LoopMonitor, startLoopMonitor } from './client-health.ts'
 import {
   DEFAULT_DRAIN_MS,
   type DispatchItem,
@@ -101,15 +109,17 @@ export async function sendSchedule<P extends { index: number }>(
   const { onShareEnd, ...dispatchOptions } = options
   const onRequestEnd = (done: number, ended: { output: RequestOutput; inFlight: number }): void =>
     onShareEnd?.(done, share.length, ended)
-  let monitor: ClientHealthMonitor | undefined
+  let monitor: LoopMonitor | undefined
   try {
+    // With client threads the process's CPU is theirs too: the main thread reports its own loop.
     monitor =
-      config.clientCheck === 'off'
-        ? undefined
-        : startClientHealthMonitor(undefined, { threadCpu: threads !== undefined })
+      config.clientCheck === 'off' ? undefined : startLoopMonitor({ processCpu: threads === undefined })
+    const closedLoop = options.closedLoop === true
     let outcome: DispatchOutcome
     let startEpochMs: number
-    let clientHealth: ClientHealthSummary | undefined
+    // The self-check's evidence beside the main thread's loop: the threads' loops, and lateness.
+    let threadReports: ThreadReport[] | undefined
+    let lateness: Omit<DispatchTiming, 'loop'> = { latenessMs: [] }
     let clientThreads = 1
     if (threads) {
       const sent = await sendFromThreads(threads, share, {
@@ -117,6 +127,7 @@ export async function sendSchedule<P extends { index: number }>(
         redact: send.redact,
         ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
         clientCheck: monitor !== undefined,
+        closedLoop,
         drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.forceSignal ? { forceSignal: options.forceSignal } : {}),
@@ -129,9 +140,10 @@ export async function sendSchedule<P extends { index: number }>(
       send.retries.retries += sent.retries.retries
       send.retries.retriedRequests += sent.retries.retriedRequests
       send.retries.recovered += sent.retries.recovered
-      // The main thread dispatches nothing: each thread's dispatch lags are in its own self-check.
-      const main = monitor?.stop([])
-      clientHealth = main && withThreadHealth(main, sent.health ?? [])
+      if (sent.health) {
+        threadReports = sent.health.threads
+        lateness = sent.health.lateness
+      }
     } else {
       startEpochMs = Date.now()
       outcome = await dispatch(
@@ -141,10 +153,32 @@ export async function sendSchedule<P extends { index: number }>(
             output.error = send.redact(output.error)
             return output
           }),
-        { ...dispatchOptions, ...(maxConcurrency !== undefined ? { maxConcurrency } : {}), onRequestEnd },
+        {
+          ...dispatchOptions,
+          ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+          onRequestEnd,
+          // The first wave is timed on its own; the loop is judged after it.
+          onFirstWave: () => monitor?.restart(),
+        },
       )
-      clientHealth = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
+      lateness = {
+        latenessMs: outcome.latenessMs.filter((ms) => !Number.isNaN(ms)),
+        ...(outcome.firstWave ? { firstWave: outcome.firstWave } : {}),
+      }
     }
+    // With client threads, the main thread only starts, stops and merges: its loop is judged
+    // beside theirs, and the dispatch lateness is the threads' together.
+    const main = monitor?.stop()
+    const clientHealth: ClientHealthSummary | undefined =
+      main &&
+      summarizeClientHealth({
+        main,
+        ...(threadReports ? { threads: threadReports } : {}),
+        dispatch: { loop: closedLoop ? 'closed' : 'open', ...lateness },
+        scales: latencyScales(outcome.results),
+        succeeded: outcome.results.filter((r) => r.success).length,
+        cpuCount: availableParallelism(),
+      })
     return {
       outcome,
       scheduleIndexes: outcome.results.map((r) => share[r.index]!.payload.index),

@@ -33,6 +33,8 @@ export interface RequestsSummaryInput {
   date: string
   modelId: string
   tokenizerId: string | null
+  /** `server`: the server's /tokenize counted the tokens (written as `tokenizer_source`). */
+  tokenizerSource?: 'server'
   /** TTFT and the token statistics need a tokenizer (none with `--skip-tokenizer-init`). */
   hasTokenizer: boolean
   /** Open loops get the latency from the intended send time. */
@@ -63,6 +65,7 @@ export function summariseRequests(
     date: formatDate(new Date()),
     modelId: plan.modelId,
     tokenizerId: plan.tokenizerId,
+    ...(plan.tokenizer?.kind === 'server' ? { tokenizerSource: 'server' as const } : {}),
     hasTokenizer: plan.tokenizer !== undefined,
     openLoop: plan.openLoop,
     numPrompts: plan.config.numPrompts,
@@ -109,6 +112,8 @@ export function summariseRecords(input: RequestsSummaryInput): RunOutcome {
     addServerKeys(result, records, {
       reportCachedTokens: input.kind === 'generation' && config.output.reportCachedTokens === true,
     })
+    // Deviation: Python has no fallback; the result says when the server counted the tokens.
+    if (input.tokenizerSource) result.tokenizer_source = input.tokenizerSource
     if (extras.steadyState !== undefined) result.steady_state = extras.steadyState
     addClientKeys(result, records, {
       openLoop: input.openLoop,

@@ -4,7 +4,8 @@
  * per-request `intended_delays`, and the `client_health` self-check; plus the self-check's console
  * line. Pure. See docs/client-health.md.
  */
-import { type ClientHealthSummary, formatMs, formatShare } from '../../metrics/client-health.ts'
+import type { ClientHealthSummary } from '../../metrics/client-health.ts'
+import { formatClientHealthLine } from '../../metrics/client-health-text.ts'
 import type { ExtraResultKeys } from './result-json.ts'
 
 /** What the run measured about its client; each part absent when it does not apply. */
@@ -26,18 +27,27 @@ export function clientResultKeys(input: ClientKeysInput): ExtraResultKeys {
   return keys
 }
 
-/** The `client_health` object: the summary with snake_case keys. */
+/** The `client_health` object: the summary with snake_case keys (docs/client-health.md). */
 export function clientHealthJson(s: ClientHealthSummary): Record<string, unknown> {
   return {
+    state: s.state,
     saturated: s.saturated,
     reasons: [...s.reasons],
+    ...(s.remedy !== undefined ? { remedy: s.remedy } : {}),
+    unjudged: [...s.unjudged],
+    loop: s.loop,
     duration_s: s.durationS,
     event_loop_delay_p50_ms: s.eventLoopDelayP50Ms,
     event_loop_delay_p99_ms: s.eventLoopDelayP99Ms,
     event_loop_delay_max_ms: s.eventLoopDelayMaxMs,
+    event_loop_delay_samples: s.eventLoopDelaySamples,
+    event_loop_utilization: s.eventLoopUtilization,
     dispatch_lag_p50_ms: s.dispatchLagP50Ms,
     dispatch_lag_p99_ms: s.dispatchLagP99Ms,
     dispatch_lag_max_ms: s.dispatchLagMaxMs,
+    dispatch_lag_samples: s.dispatchLagSamples,
+    ...(s.firstWaveRequests !== undefined ? { first_wave_requests: s.firstWaveRequests } : {}),
+    ...(s.firstWaveReleaseMs !== undefined ? { first_wave_release_ms: s.firstWaveReleaseMs } : {}),
     cpu_share_of_core: s.cpuShareOfCore,
     cpu_count: s.cpuCount,
     ...(s.clientThreads !== undefined ? { client_threads: s.clientThreads } : {}),
@@ -45,28 +55,19 @@ export function clientHealthJson(s: ClientHealthSummary): Record<string, unknown
     gc_count: s.gcCount,
     gc_total_ms: s.gcTotalMs,
     gc_max_ms: s.gcMaxMs,
+    latency_scale: {
+      ...(s.scales.readingMs !== undefined ? { reading_ms: s.scales.readingMs } : {}),
+      ...(s.scales.readingMetric !== undefined ? { reading_metric: s.scales.readingMetric } : {}),
+      ...(s.scales.sendingMs !== undefined ? { sending_ms: s.scales.sendingMs } : {}),
+    },
     thresholds: {
       event_loop_delay_p99_ms: s.thresholds.eventLoopDelayP99Ms,
       dispatch_lag_p99_ms: s.thresholds.dispatchLagP99Ms,
-      cpu_share_of_core: s.thresholds.cpuShareOfCore,
+      event_loop_utilization: s.thresholds.eventLoopUtilization,
       gc_max_ms: s.thresholds.gcMaxMs,
     },
     ...(s.threads ? { threads: s.threads.map(clientHealthJson) } : {}),
   }
 }
 
-/**
- * The console line printed after the result table:
- * `Client self-check: ok — event-loop delay p99 1.2 ms, dispatch lag p99 0.4 ms, CPU 23% of a core, GC 12 ms`,
- * or `Client self-check: SATURATED — ` and the reasons, `; `-separated.
- */
-export function formatClientHealthLine(s: ClientHealthSummary): string {
-  if (s.saturated) return `Client self-check: SATURATED — ${s.reasons.join('; ')}\n`
-  const figures = [
-    `event-loop delay p99 ${formatMs(s.eventLoopDelayP99Ms)}`,
-    `dispatch lag p99 ${formatMs(s.dispatchLagP99Ms)}`,
-    `CPU ${formatShare(s.cpuShareOfCore)} of a core`,
-    `GC ${formatMs(s.gcTotalMs)}`,
-  ]
-  return `Client self-check: ok — ${figures.join(', ')}\n`
-}
+export { formatClientHealthLine }

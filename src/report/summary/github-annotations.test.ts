@@ -85,6 +85,27 @@ describe('benchmarkAnnotations', () => {
     ])
   })
 
+  it('keeps an inconclusive check a warning when the policy failed the benchmark on it', () => {
+    const undecided = 'Baseline undecided: p99 TTFT +12.0% (95% CI -3.0% … +30.1%, p=0.08)'
+    const lines = benchmarkAnnotations(
+      bench({
+        verdict: 'inconclusive',
+        verdicts: [
+          {
+            matcher: 'toMatchBaseline',
+            pass: false,
+            verdict: 'inconclusive',
+            summary: undecided,
+            checks: [check({ actual: 336, limit: 300, verdict: 'inconclusive' })],
+          },
+        ],
+        errors: [`${undecided}\n  ? p99 TTFT …`],
+      }),
+      at,
+    )
+    expect(lines.map((a) => a.command)).toEqual(['warning'])
+  })
+
   it('says nothing for a passing benchmark and skips a miss that .not expected', () => {
     const passing = bench({
       state: 'passed',

@@ -1,6 +1,6 @@
 /**
  * GitHub Actions workflow commands for a run: `::error` for each failed check, `::warning` for an
- * inconclusive or invalid one, each at the benchmark's file and line. Pure: the reporter prints
+ * inconclusive (whatever its policy did to the assertion) or invalid one, each at the benchmark's file and line. Pure: the reporter prints
  * them when `GITHUB_ACTIONS` is `true`, in `vitest run` and `vitest bench` alike.
  * Vitest: formatMessage (packages/vitest/src/node/reporters/github-actions.ts).
  */
@@ -48,8 +48,10 @@ export function benchmarkAnnotations(
       if (!c.pass && v.pass) continue
       if (c.pass && c.verdict === 'pass') continue
       if (c.verdict === 'invalid' && b.invalidReason) continue // Said once, above.
+      // Only a decided fail is an error: an inconclusive check is a warning whatever the policy
+      // did to the assertion (docs/ci.md).
       out.push({
-        command: !c.pass && c.verdict !== 'invalid' ? 'error' : 'warning',
+        command: c.verdict === 'fail' ? 'error' : 'warning',
         ...at,
         title: title(`${v.matcher} ${c.metric}`),
         message: formatLine(c),
@@ -57,8 +59,10 @@ export function benchmarkAnnotations(
     }
   }
   // A failure that no check explains: an endpoint error, a thrown configuration error, a timeout.
-  if (b.state === 'failed' && !out.some((a) => a.command === 'error')) {
-    const first = b.errors.find((e) => !b.verdicts.some((v) => e.includes(v.summary)))
+  const first = b.errors.find((e) => !b.verdicts.some((v) => e.includes(v.summary)))
+  // A failure its checks explain (an inconclusive check failed by the policy) is said by them.
+  const explained = first === undefined && b.verdicts.some((v) => !v.pass)
+  if (b.state === 'failed' && !explained && !out.some((a) => a.command === 'error')) {
     out.push({
       command: 'error',
       ...at,

@@ -45,7 +45,9 @@ export function renderMarkdownSummary(summary: RunSummary, options: { shard?: st
         `- ${VERDICT_ICONS.invalid} **${escapeCell(b.name)}** invalid: ${escapeCell(b.invalidReason)}`,
       )
     for (const v of b.verdicts) {
-      const icon = VERDICT_ICONS[v.pass && v.verdict !== 'pass' ? v.verdict : v.pass ? 'pass' : 'fail']
+      // An undecided or invalid matcher keeps its own mark, whatever the policy made of it.
+      const own = v.verdict === 'inconclusive' || v.verdict === 'invalid' || (v.pass && v.verdict !== 'pass')
+      const icon = VERDICT_ICONS[own ? v.verdict : v.pass ? 'pass' : 'fail']
       verdicts.push(`- ${icon} **${escapeCell(b.name)}** \`${v.matcher}\`: ${escapeCell(v.summary)}`)
       for (const c of v.checks.filter((c) => c.detail !== undefined || !v.pass || c.verdict !== 'pass')) {
         verdicts.push(
@@ -57,6 +59,8 @@ export function renderMarkdownSummary(summary: RunSummary, options: { shard?: st
       if (!b.verdicts.some((v) => e.includes(v.summary)))
         verdicts.push(`- ${VERDICT_ICONS.fail} **${escapeCell(b.name)}**: ${escapeCell(firstLine(e))}`)
     }
+    for (const w of b.warnings ?? [])
+      verdicts.push(`- ${VERDICT_ICONS.invalid} **${escapeCell(b.name)}** note: ${escapeCell(w)}`)
   }
   const parts = [head, '', ...table]
   const checks = summaryDeltaRows(summary)

@@ -165,6 +165,43 @@ describe('the pull-request comment', () => {
     expect(md).toContain('  - ✗ p99 TTFT: 412 ms (interval 380 ms … 450 ms), limit 300 ms\n')
     expect(md).toContain('  - ? request throughput: 9.50 req/s, limit 10 req/s\n')
   })
+
+  it('marks a matcher its policy failed on an undecided check as inconclusive, and lists the notes', () => {
+    const md = renderMarkdownSummary({
+      date: '2026-12-01T18:00:00.000Z',
+      reason: 'failed',
+      benchmarks: [
+        {
+          file: 'chat.bench.ts',
+          name: 'chat',
+          state: 'failed',
+          verdict: 'inconclusive',
+          durationMs: 10,
+          fingerprint: '0123456789abcdef',
+          resultFile: null,
+          metrics: null,
+          verdicts: [
+            {
+              matcher: 'toMatchBaseline',
+              pass: false,
+              verdict: 'inconclusive',
+              summary: 'Baseline undecided: p99 TTFT +12.0%',
+              checks: [],
+            },
+          ],
+          errors: ['Baseline undecided: p99 TTFT +12.0%'],
+          warnings: [
+            'p99 TTFT (toMatchBaseline) cannot be decided within the budget (2,000 requests in all)',
+          ],
+        },
+      ],
+    })
+    expect(md).toContain('- ❔ **chat** `toMatchBaseline`: Baseline undecided: p99 TTFT +12.0%\n')
+    expect(md).toContain(
+      '- ⚠️ **chat** note: p99 TTFT (toMatchBaseline) cannot be decided within the budget (2,000 requests in all)\n',
+    )
+    expect(md).not.toContain('❌ **chat**')
+  })
 })
 
 describe('servebench compare --markdown', () => {

@@ -8,7 +8,7 @@
 import type { BackendRequest } from '../../backends/types.ts'
 import type { BackendName, HttpTransport } from '../../config/bench-config.ts'
 import type { RequestOutput } from '../../config/records.ts'
-import type { ClientHealthSummary } from '../../metrics/client-health.ts'
+import type { DispatchTiming, LoopSamples } from '../../metrics/client-health.ts'
 import type { Dispatched, DispatchItem } from '../dispatcher.ts'
 import type { RetryStats } from '../retry.ts'
 
@@ -38,6 +38,8 @@ export interface ThreadShare {
   maxConcurrency?: number
   /** Run the self-check monitor on this thread (not with `--client-check off`). */
   clientCheck: boolean
+  /** Every request is due at once: the first wave is released as one burst and judged apart. */
+  closedLoop: boolean
   /** Drain time of a stopped run, ms. */
   drainMs: number
 }
@@ -79,6 +81,14 @@ export type FromClientThread =
       endS: number
       interrupted: boolean
       retries: RetryStats
-      /** The thread's self-check over its share (its own dispatch lags); absent without one. */
-      health?: ClientHealthSummary
+      /** The thread's self-check figures over its share; absent without a self-check. */
+      health?: ThreadHealth
     }
+
+/** What a client thread measured of itself: its loop, and how late its dispatcher sent. */
+export interface ThreadHealth {
+  samples: LoopSamples
+  /** Lateness of each request after the first wave, ms (DispatchOutcome.latenessMs). */
+  latenessMs: number[]
+  firstWave?: DispatchTiming['firstWave']
+}

@@ -5,10 +5,9 @@
  * takes their record batches (progress, redaction) and merges them into schedule order on its
  * clock. It sends nothing and times nothing itself, so it is off the hot path.
  */
-import { availableParallelism } from 'node:os'
 import type { SegmentConfig } from '../../config/bench-config.ts'
 import type { RequestOutput } from '../../config/records.ts'
-import { type ClientHealthSummary, DEFAULT_CLIENT_HEALTH_THRESHOLDS } from '../../metrics/client-health.ts'
+import type { DispatchTiming, ThreadReport } from '../../metrics/client-health.ts'
 import { inScheduleOrder } from '../../report/result/merge-shares.ts'
 import { withFields } from '../../with-fields.ts'
 import type { Dispatched, DispatchItem, DispatchOutcome } from '../dispatcher.ts'
@@ -28,6 +27,8 @@ export interface ThreadSendOptions<P> {
   maxConcurrency?: number
   /** Each thread runs its self-check. */
   clientCheck: boolean
+  /** Every request is due at once: each thread releases its first wave as one burst. */
+  closedLoop: boolean
   drainMs: number
   signal?: AbortSignal
   forceSignal?: AbortSignal
@@ -46,8 +47,11 @@ export interface ThreadedOutcome {
   outcome: DispatchOutcome
   /** `Date.now()` at `outcome.startS`. */
   startEpochMs: number
-  /** Each thread's self-check, in thread order (threads left without a share have none). */
-  health?: ClientHealthSummary[]
+  /**
+   * The self-check's evidence, with `clientCheck`: each thread's loop (or why it died), in thread
+   * order (threads left without a share have none), and every thread's dispatch lateness.
+   */
+  health?: { threads: ThreadReport[]; lateness: Omit<DispatchTiming, 'loop'> }
   /** The threads' retries, together. */
   retries: RetryStats
   /** The threads given a share: at most one per request and per slot of `--max-concurrency`. */
@@ -77,6 +81,7 @@ export async function sendFromThreads<P>(
         ? { maxConcurrency: segmentConcurrency(options.maxConcurrency, part) }
         : {}),
       clientCheck: options.clientCheck,
+      closedLoop: options.closedLoop,
       drainMs: options.drainMs,
     })
   }
@@ -124,7 +129,9 @@ export async function sendFromThreads<P>(
   const retries = noRetries()
   let endS = startS
   let interrupted = signal?.aborted === true
-  const health: ClientHealthSummary[] = []
+  const reports: ThreadReport[] = []
+  const latenessMs: number[] = []
+  let firstWave: DispatchTiming['firstWave']
   const reported = new Set(received.map((r) => r.index))
   ends.forEach((end, t) => {
     if (end.kind === 'finished') {
@@ -133,7 +140,17 @@ export async function sendFromThreads<P>(
       retries.retries += end.retries.retries
       retries.retriedRequests += end.retries.retriedRequests
       retries.recovered += end.retries.recovered
-      if (end.health) health.push(end.health)
+      if (end.health) {
+        reports.push({ samples: end.health.samples })
+        latenessMs.push(...end.health.latenessMs)
+        // The threads release their first waves at once: together, one wave as long as the slowest.
+        const wave = end.health.firstWave
+        if (wave)
+          firstWave = {
+            requests: (firstWave?.requests ?? 0) + wave.requests,
+            releaseMs: Math.max(firstWave?.releaseMs ?? 0, wave.releaseMs),
+          }
+      }
       return
     }
     // A dead thread's requests that never came back are failed requests, not a crash.
@@ -143,12 +160,22 @@ export async function sendFromThreads<P>(
       received.push(diedRecord(item, end, startS))
       options.onRequestEnd?.(++done, { output: received.at(-1)!, inFlight: 0 })
     }
-    if (options.clientCheck) health.push(deadHealth(end.reason))
+    if (options.clientCheck) reports.push({ dead: end.reason })
   })
   return {
-    outcome: { results: inScheduleOrder(received, (r) => r.index), startS, endS, interrupted },
+    outcome: {
+      results: inScheduleOrder(received, (r) => r.index),
+      // Each thread judged its own requests' lateness; together they are in `health`.
+      latenessMs: [],
+      ...(firstWave ? { firstWave } : {}),
+      startS,
+      endS,
+      interrupted,
+    },
     startEpochMs,
-    ...(options.clientCheck ? { health } : {}),
+    ...(options.clientCheck
+      ? { health: { threads: reports, lateness: { latenessMs, ...(firstWave ? { firstWave } : {}) } } }
+      : {}),
     retries,
     threads: used,
   }
@@ -161,25 +188,4 @@ function diedRecord(item: ShareItem, end: { reason: string; atS: number }, start
     arrivalTimeS: end.atS,
     queueTimeS: 0,
   })
-}
-
-/** The self-check of a thread that died: saturated, with the reason. */
-function deadHealth(reason: string): ClientHealthSummary {
-  return {
-    saturated: true,
-    reasons: [reason],
-    durationS: 0,
-    eventLoopDelayP50Ms: 0,
-    eventLoopDelayP99Ms: 0,
-    eventLoopDelayMaxMs: 0,
-    dispatchLagP50Ms: 0,
-    dispatchLagP99Ms: 0,
-    dispatchLagMaxMs: 0,
-    cpuShareOfCore: 0,
-    cpuCount: availableParallelism(),
-    gcCount: 0,
-    gcTotalMs: 0,
-    gcMaxMs: 0,
-    thresholds: { ...DEFAULT_CLIENT_HEALTH_THRESHOLDS },
-  }
 }

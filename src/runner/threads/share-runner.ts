@@ -7,10 +7,16 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { RequestOutput } from '../../config/records.ts'
 import { withFields } from '../../with-fields.ts'
-import { startClientHealthMonitor } from '../client-health.ts'
+import { startLoopMonitor } from '../client-health.ts'
 import { dispatch } from '../dispatcher.ts'
 import type { RetryStats } from '../retry.ts'
-import type { FromClientThread, PortableRequest, ThreadRecord, ThreadShare } from './messages.ts'
+import type {
+  FromClientThread,
+  PortableRequest,
+  ThreadHealth,
+  ThreadRecord,
+  ThreadShare,
+} from './messages.ts'
 
 /** A batch leaves once it holds this many records… */
 export const BATCH_RECORDS = 256
@@ -57,7 +63,7 @@ export function armShare(
       const startMs = startAtMs - performance.timeOrigin
       await waitUntil(startMs, stop.signal)
       // From the start on: a wait for --start-at is not the client's work.
-      const monitor = share.clientCheck ? startClientHealthMonitor() : undefined
+      const monitor = share.clientCheck ? startLoopMonitor({ processCpu: false }) : undefined
       try {
         const outcome = await dispatch(items, (item, signal) => send(item.request, signal), {
           ...(share.maxConcurrency !== undefined ? { maxConcurrency: share.maxConcurrency } : {}),
@@ -65,6 +71,9 @@ export function armShare(
           forceSignal: force.signal,
           drainMs: share.drainMs,
           startS: startMs / 1000,
+          closedLoop: share.closedLoop,
+          // The first wave is timed on its own; the loop is judged after it.
+          onFirstWave: () => monitor?.restart(),
           onRequestEnd: (_done, ended) => {
             inFlight = ended.inFlight
             batch.push(withFields(ended.record, { index: items[ended.record.index]!.payload.index }))
@@ -74,7 +83,11 @@ export function armShare(
         })
         inFlight = 0
         flush()
-        const health = monitor?.stop(outcome.results.map((r) => (r.arrivalTimeS - r.intendedTimeS) * 1000))
+        const health: ThreadHealth | undefined = monitor && {
+          samples: { ...monitor.stop(), requests: items.length },
+          latenessMs: outcome.latenessMs.filter((ms) => !Number.isNaN(ms)),
+          ...(outcome.firstWave ? { firstWave: outcome.firstWave } : {}),
+        }
         post({
           kind: 'finished',
           startS: outcome.startS,

@@ -145,6 +145,14 @@ export function matchBaseline(
   }
 }
 
+/** The labels of the metrics `toMatchBaseline(expectation)` compares for this result (`mean TTFT`, …). */
+export function baselineLabels(result: ServeBenchResult, expectation: unknown): string[] {
+  const opts = validate(expectation)
+  const metrics =
+    opts.metrics ?? (isBenchResult(result) ? DEFAULT_BASELINE_METRICS : DEFAULT_POOLING_BASELINE_METRICS)
+  return metrics.map((m) => planOf(m)!.label)
+}
+
 interface Plan {
   label: string
   /** Latency sample key, or throughput key for windows. */
@@ -205,6 +213,7 @@ function compareMetric(
     tolerance,
     alpha,
     n,
+    ...(change.runEffect ? { runEffect: change.runEffect } : {}),
   })
   // A percentile whose upper bound does not exist at this sample size (p99 of 64 requests) cannot
   // be compared either: whatever the bootstrap says, the verdict waits for more requests.

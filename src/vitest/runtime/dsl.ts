@@ -182,7 +182,13 @@ function define(api: TestLike): ServeBenchFn {
         ]
         return
       }
-      await assertions?.(result)
+      try {
+        await assertions?.(result)
+      } finally {
+        // A first run records its baseline rather than being compared: it says so, once.
+        const recorded = new Set(meta.verdicts.filter((v) => v.recording === true).map((v) => v.summary))
+        if (recorded.size > 0) meta.warnings = [...(meta.warnings ?? []), ...recorded]
+      }
       if (meta.invalid) {
         throw new Error(
           `invalid: ${meta.invalid} (the run was retried ${verdictOptions.retryInvalid} time${verdictOptions.retryInvalid === 1 ? '' : 's'})`,

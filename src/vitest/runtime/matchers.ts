@@ -3,7 +3,7 @@ import type { GoodputConfig } from '../../config/bench-config.ts'
 import { formatCheck, formatLine } from '../../report/summary/check-format.ts'
 import { worstVerdict } from '../../report/summary/verdict-marks.ts'
 import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
-import { matchBaseline } from './baseline.ts'
+import { baselineLabels, matchBaseline } from './baseline.ts'
 import { baselineFilePath, readBaseline } from './baseline-store.ts'
 import { baselineReplicates } from './late-results.ts'
 import {
@@ -83,18 +83,33 @@ export const servebenchMatchers = {
     }
     // A probe between rounds only compares: it writes nothing, and notes that the final pass will.
     if (meta.probing && willRecord(ctx)) {
+      // The metrics it will compare, as passing checks: the client self-check reads their scale.
+      const planned = baselineLabels(result, expectation).map(
+        (metric): VerdictCheck => ({
+          metric,
+          actual: Number.NaN,
+          limit: Number.NaN,
+          unit: '',
+          pass: true,
+          verdict: 'pass',
+        }),
+      )
       meta.verdicts.push({
         matcher: 'toMatchBaseline',
         pass: true,
         verdict: 'pass',
         summary: '',
-        checks: [],
+        checks: planned,
         recording: true,
       })
       return { pass: !this.isNot, message: () => 'baseline to be recorded' }
     }
+    // A baseline this benchmark recorded a moment ago (an earlier toMatchBaseline of the same
+    // assertions) is written again, never compared with the run it was recorded from.
+    const recordedNow = meta.verdicts.some((v) => v.matcher === 'toMatchBaseline' && v.recording === true)
     const outcome = matchBaseline(result, expectation, {
       ...ctx,
+      ...(recordedNow ? { update: 'all' as const } : {}),
       ...(meta.provenance ? { provenance: meta.provenance } : {}),
       ...(meta.workload ? { workload: meta.workload } : {}),
       recordRuns: (baselineReplicates().get(task) ?? []) as ServeBenchResult[],
@@ -175,7 +190,7 @@ function willRecord(ctx: {
 }): boolean {
   if (ctx.update === 'all') return true
   if (ctx.update === 'none') return false
-  return readBaseline(baselineFilePath(ctx.baselineDir, ctx.root, ctx.file), ctx.name) === undefined
+  return readBaseline(baselineFilePath(ctx.baselineDir, ctx.root, ctx.file), ctx.name).status === 'missing'
 }
 
 function confidenceOf(ctx: MatcherContext): number {

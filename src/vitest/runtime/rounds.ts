@@ -2,13 +2,16 @@ import { strict as assert } from 'node:assert'
 import type { RunnerTestCase } from 'vitest'
 import type { BenchConfig } from '../../config/bench-config.ts'
 import type { ResolvedVerdictOptions } from '../../config/verdict-options.ts'
+import type { ReadingMetric } from '../../metrics/client-health.ts'
 import type { BenchResult } from '../../report/result/result-types.ts'
 import type { RunResult } from '../../report/result/run-result.ts'
 import { mergeRounds } from '../../runner/merge-rounds.ts'
 import { planRun } from '../../runner/run-plan.ts'
 import type { RunOutcome } from '../../runner/run-types.ts'
 import type { ServeBenchMeta, ServeBenchResult, Verdict } from '../shared/meta.ts'
+import { judgeRoundAt, readingMetricsOf } from './judged-scale.ts'
 import { clientHealthOf } from './samples.ts'
+import { planExtension, type UndecidedCheck } from './undecidable.ts'
 
 /** Runs one round of the benchmark with the given configuration. */
 export type MeasureRound = (config: BenchConfig) => Promise<RunOutcome>
@@ -22,7 +25,10 @@ export interface JudgedOutcome {
   rounds: number
   /** Extra whole runs made to record a multi-run baseline (`baselineRuns`). */
   baselineRuns: ServeBenchResult[]
-  /** Saturated rounds let through by `clientCheck: 'warn'`, in the self-check's words. */
+  /**
+   * Saturated rounds let through by `clientCheck: 'warn'`, in the self-check's words, and each
+   * check set aside because no round within the budget could decide it.
+   */
   warnings: string[]
 }
 
@@ -57,8 +63,27 @@ export async function runInRounds(input: {
   let wantsBaseline = false
   let merged: RunOutcome | undefined
   const warnings: string[] = []
+  // Checks no round within the budget can decide: not extended for, said once.
+  const aside = new Set<string>()
+  // What the checks judge, learnt from the first probe: the client is judged at that scale.
+  let judged: ReadingMetric[] | undefined
+  const judgeClient = async (outcome: RunOutcome): Promise<void> => {
+    if (!assertions || !clientHealthOf(suiteResult(outcome))?.saturated) return
+    if (judged === undefined) {
+      const kept = meta.result
+      meta.result = suiteResult(outcome)
+      judged = (await probeAssertions(meta, assertions)).metrics
+      meta.result = kept
+    }
+    judgeRoundAt(outcome, judged)
+  }
   const valid = async (c: BenchConfig): Promise<{ outcome: RunOutcome; invalid?: string }> => {
-    const measured = await measureValid(c, options.clientCheck === 'fail' ? options.retryInvalid : 0, measure)
+    const measured = await measureValid(
+      c,
+      options.clientCheck === 'fail' ? options.retryInvalid : 0,
+      measure,
+      judgeClient,
+    )
     if (!measured.invalid || options.clientCheck === 'fail') return measured
     warnings.push(`client self-check: ${measured.invalid}`)
     return { outcome: measured.outcome }
@@ -87,15 +112,25 @@ export async function runInRounds(input: {
     )
       break
     const probe = await probeAssertions(meta, assertions)
+    judged ??= probe.metrics
     wantsBaseline = probe.wantsBaseline
-    if (!probe.undecided || (options.abortOnFail && probe.failed)) break
+    if (probe.undecided.length === 0 || (options.abortOnFail && probe.failed)) break
     const requestsLeft = budget.rounds > rounds.length ? budget.requests - requests : 0
     // Seconds per request so far sizes the next round within the seconds budget.
     const secondsLeft = Math.floor(((budget.seconds - seconds) * requests) / Math.max(seconds, 1e-9))
-    const affordable = Math.min(requestsLeft, secondsLeft)
-    // No round when the budget cannot reach what the checks need.
-    if (!(affordable >= 1) || probe.neededRequests - requests > affordable) break
-    size = Math.min(affordable, Math.max(Math.ceil(config.numPrompts / 2), probe.neededRequests - requests))
+    const affordable = Math.max(0, Math.min(requestsLeft, secondsLeft))
+    // Every check that the budget can still decide is served; one that it cannot is set aside
+    // and named once, so it neither blocks the others nor stays silent.
+    const extension = planExtension(probe.undecided, requests + affordable, aside)
+    for (const { key, note } of extension.setAside) {
+      aside.add(key)
+      warnings.push(note)
+    }
+    if (!(affordable >= 1) || extension.served === 0) break
+    size = Math.min(
+      affordable,
+      Math.max(Math.ceil(config.numPrompts / 2), extension.neededRequests - requests),
+    )
   }
   assert(merged, 'runInRounds measured no round. This is a bug in servebench.')
   const outcome = merged
@@ -119,10 +154,12 @@ async function measureValid(
   config: BenchConfig,
   retries: number,
   measure: MeasureRound,
+  judgeClient: (outcome: RunOutcome) => Promise<void>,
 ): Promise<{ outcome: RunOutcome; invalid?: string }> {
   for (let attempt = 0; ; attempt++) {
     // A retry gets prompts of its own: the same ones again would hit the server's prefix cache.
     const outcome = await measure(attempt === 0 ? config : { ...config, seed: config.seed + 500 + attempt })
+    await judgeClient(outcome)
     const health = clientHealthOf(suiteResult(outcome))
     if (!health?.saturated || outcome.interrupted) return { outcome }
     if (attempt >= retries) return { outcome, invalid: health.reasons.join('; ') }
@@ -130,10 +167,11 @@ async function measureValid(
 }
 
 interface Probe {
-  undecided: boolean
+  /** Each check still inconclusive, with the requests it says would decide it. */
+  undecided: UndecidedCheck[]
+  /** The latencies the checks judge (the client self-check's reading scale). */
+  metrics: ReadingMetric[]
   failed: boolean
-  /** Most requests any undecided check says would decide it. */
-  neededRequests: number
   /** A `toMatchBaseline` would record a new baseline. */
   wantsBaseline: boolean
 }
@@ -155,12 +193,19 @@ async function probeAssertions(
   }
   const verdicts: Verdict[] = meta.verdicts
   meta.verdicts = []
-  const checks = verdicts.flatMap((v) => v.checks)
-  const undecided = checks.filter((c) => c.verdict === 'inconclusive')
+  const undecided = verdicts.flatMap((v) =>
+    v.checks
+      .filter((c) => c.verdict === 'inconclusive')
+      .map((check) => ({
+        matcher: v.matcher,
+        check,
+        neededRequests: check.neededRequests ?? Number.POSITIVE_INFINITY,
+      })),
+  )
   return {
-    undecided: undecided.length > 0,
-    failed: checks.some((c) => c.verdict === 'fail'),
-    neededRequests: Math.max(0, ...undecided.map((c) => c.neededRequests ?? Number.POSITIVE_INFINITY)),
+    undecided,
+    metrics: readingMetricsOf(verdicts.flatMap((v) => v.checks)),
+    failed: verdicts.some((v) => v.checks.some((c) => c.verdict === 'fail')),
     wantsBaseline: verdicts.some((v) => v.matcher === 'toMatchBaseline' && v.recording === true),
   }
 }

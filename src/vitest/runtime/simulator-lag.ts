@@ -51,11 +51,16 @@ export function meanStepLagMs(before: StepLagReading, after: StepLagReading): nu
  * run saturated with the reason: the self-check covers everything on this machine that measures.
  */
 export function noteStepLag(result: Record<string, unknown>, lagMs: number): void {
-  const health = result.client_health as { saturated?: boolean; reasons?: string[] } | undefined
+  const health = result.client_health as
+    | { state?: string; saturated?: boolean; reasons?: string[]; remedy?: string }
+    | undefined
   if (!health) return
   Object.assign(health, { simulator_step_lag_mean_ms: lagMs })
-  if (lagMs <= SIMULATOR_STEP_LAG_LIMIT_MS) return
+  // A run with no successful request has nothing the lag could have distorted.
+  if (lagMs <= SIMULATOR_STEP_LAG_LIMIT_MS || health.state === 'no-data') return
+  health.state = 'saturated'
   health.saturated = true
+  health.remedy = health.remedy ? `${health.remedy}, or a quieter machine` : 'a quieter machine'
   health.reasons = [
     ...(health.reasons ?? []),
     `embedded simulator steps ${lagMs.toFixed(1)} ms late on average (limit ${SIMULATOR_STEP_LAG_LIMIT_MS} ms): this machine, not the server, set these latencies`,
