@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 // The repository's own tests. `suites/` (the product's example suites) has its own config.
 //
-// Where a test goes (docs/architecture.md, "Tests"):
+// Where a test goes (CONTRIBUTING.md, "Tests"):
 // - `unit`, `src/**/<name>.test.ts`: pure and fast. No sockets (test/setup/no-sockets.ts fails a
 //   listen or connect), no assertion on elapsed time, no tokenizer.json from node_modules (the
 //   built-in tiktoken encodings are allowed: cl100k_base loads in about 0.3 s of CPU).
@@ -35,7 +35,7 @@ export default defineConfig({
           exclude: ['src/**/*.int.test.ts', 'src/**/*.serial.test.ts', '**/*.v8.test.ts'],
           setupFiles: [SEEDED, 'test/setup/no-sockets.ts'],
           // Pure tests share one module graph per worker: importing the graph again for each of ~70
-          // files cost most of the project's time (docs/architecture.md, "Tests"). A test undoes what
+          // files cost most of the project's time (CONTRIBUTING.md, "Tests"). A test undoes what
           // it changes (env, globals and spies are undone here; fake timers it restores itself).
           isolate: false,
           unstubEnvs: true,
@@ -50,7 +50,7 @@ export default defineConfig({
           include: ['src/**/*.int.test.ts'],
           setupFiles: [SEEDED],
           // One module graph per worker, so a tokenizer.json is parsed once per worker rather than once
-          // per file (measured in docs/architecture.md, "Tests"). Env stubs, globals and spies are
+          // per file (measured in CONTRIBUTING.md, "Tests"). Env stubs, globals and spies are
           // undone after each test, so files cannot leak them to the next.
           isolate: false,
           unstubEnvs: true,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import config from '../vitest.config.ts'
 import { FAST_CHECK_SEED } from './setup/fast-check.ts'
 
-// The rules of vitest.config.ts and docs/architecture.md ("Tests"), checked on the config and on the
+// The rules of vitest.config.ts and CONTRIBUTING.md ("Tests"), checked on the config and on the
 // sources of the unit project, so that a new test file cannot quietly break them.
 const ROOT = resolve(import.meta.dirname, '..')
 

@@ -34,12 +34,6 @@ export interface DispatchOptions {
   closedLoop?: boolean
   /** Closed loops: called once the first wave has been released, before the rest is judged. */
   onFirstWave?(): void
-  /**
-   * The output's `startTimeS` is when its request was actually sent, on this thread's clock (no
-   * retries): a request handed to a client thread leaves later than it is started here, and
-   * that delay is the client's too. @default false
-   */
-  sentAtStart?: boolean
 }
 
 /** A sent request's output plus when it arrived and when it actually started, monotonic seconds. */
@@ -129,7 +123,6 @@ export async function dispatch<T>(
     // frees it when it settles here.
     const endS = output.startTimeS + output.latencyS
     const freedAtS = output.success && output.latencyS > 0 && endS > 0 ? endS : performance.now() / 1000
-    if (options.sentAtStart && output.startTimeS > startedTimesS[i]!) startedTimesS[i] = output.startTimeS
     const arrivalTimeS = arrivalTimesS[i]!
     const record = withFields(output, {
       index: i,

@@ -4,7 +4,7 @@ import net from 'node:net'
 // listens or connects fails here with the rule, rather than passing slowly or flakily.
 const RULE =
   'unit tests open no sockets: rename the file to <name>.int.test.ts (the integration project), or ' +
-  '<name>.serial.test.ts when it asserts on elapsed time (see docs/architecture.md, "Tests")'
+  '<name>.serial.test.ts when it asserts on elapsed time (see CONTRIBUTING.md, "Tests")'
 
 net.Server.prototype.listen = function listen(): never {
   throw new Error(`net.Server.listen in a unit test: ${RULE}`)
