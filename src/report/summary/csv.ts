@@ -19,8 +19,11 @@ export const REQUEST_CSV_COLUMNS = [
   'error',
 ] as const
 
+/** The latency metrics of the summary CSV, each as its mean, median and p99 in ms. */
+const SUMMARY_LATENCY_METRICS = ['ttft', 'tpot', 'itl', 'e2el'] as const
+
 /** The columns of the summary CSV, in order (a result's key of the same name, `name` first). */
-export const SUMMARY_CSV_COLUMNS = [
+export const SUMMARY_CSV_COLUMNS: readonly string[] = [
   'name',
   'date',
   'completed',
@@ -29,20 +32,9 @@ export const SUMMARY_CSV_COLUMNS = [
   'request_throughput',
   'output_throughput',
   'total_token_throughput',
-  'mean_ttft_ms',
-  'median_ttft_ms',
-  'p99_ttft_ms',
-  'mean_tpot_ms',
-  'median_tpot_ms',
-  'p99_tpot_ms',
-  'mean_itl_ms',
-  'median_itl_ms',
-  'p99_itl_ms',
-  'mean_e2el_ms',
-  'median_e2el_ms',
-  'p99_e2el_ms',
+  ...SUMMARY_LATENCY_METRICS.flatMap((m) => [`mean_${m}_ms`, `median_${m}_ms`, `p99_${m}_ms`]),
   'max_concurrent_requests',
-] as const
+]
 
 /**
  * One row per request of a result that holds the per-request arrays (`--save-detailed`, or a

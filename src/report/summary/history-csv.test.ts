@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { requestsCsv, summaryCsv } from './csv.ts'
-import { formatHistoryLines, historyEntries, historyTrends, parseHistory } from './history.ts'
+import { formatHistoryLines, historyEntries, historyTrends, parseHistory, TREND_METRICS } from './history.ts'
 import type { RunSummary, SummaryMetrics } from './run-summary.ts'
 
 const metrics = (p99TtftMs: number): SummaryMetrics => ({
@@ -89,14 +89,7 @@ describe('the history file', () => {
       ['bbb', 44],
       [null, 42],
     ])
-    expect(historyTrends(entries).map((t) => t.metric)).toEqual([
-      'mean_ttft_ms',
-      'p99_ttft_ms',
-      'mean_tpot_ms',
-      'mean_itl_ms',
-      'request_throughput',
-      'output_throughput',
-    ])
+    expect(historyTrends(entries).map((t) => t.metric)).toEqual(TREND_METRICS)
   })
 })
 
@@ -126,7 +119,11 @@ describe('CSV exports', () => {
       { name: 'b, c', result: {} },
     ])
     const [head, a, b] = csv.split('\r\n')
-    expect(head?.split(',').slice(0, 4)).toEqual(['name', 'date', 'completed', 'failed'])
+    expect(head).toBe(
+      'name,date,completed,failed,duration,request_throughput,output_throughput,total_token_throughput,' +
+        'mean_ttft_ms,median_ttft_ms,p99_ttft_ms,mean_tpot_ms,median_tpot_ms,p99_tpot_ms,' +
+        'mean_itl_ms,median_itl_ms,p99_itl_ms,mean_e2el_ms,median_e2el_ms,p99_e2el_ms,max_concurrent_requests',
+    )
     expect(a).toBe('a,,3,,,inf,,,12.5,,,,,,,,,,,,')
     expect(b).toBe(`"b, c"${','.repeat(20)}`)
   })
