@@ -6,30 +6,7 @@ import { benchConfigFromDsl } from '../../options/from-dsl.ts'
 const AUDIO = ['--backend', 'openai-audio']
 
 describe('custom_audio flags', () => {
-  it('resolves the path, the output length and the order switches', () => {
-    expect(
-      resolveArgv([...AUDIO, '--dataset-name', 'custom_audio', '--dataset-path', 'a.jsonl']).dataset,
-    ).toEqual({
-      kind: 'custom_audio',
-      path: 'a.jsonl',
-      outputLen: 256,
-      skipChatTemplate: false,
-      disableShuffle: false,
-      noOversample: false,
-    })
-    const perLine = resolveArgv([
-      ...AUDIO,
-      '--dataset-name',
-      'custom_audio',
-      '--dataset-path',
-      'a.jsonl',
-      '--custom-output-len',
-      '-1',
-      '--disable-shuffle',
-    ]).dataset
-    expect(perLine).toMatchObject({ outputLen: -1, disableShuffle: true })
-  })
-
+  // Its defaults and `--custom-output-len -1` are tested beside custom's, in local-flags.test.ts.
   it('needs openai-audio (or openai-chat with --enable-multimodal-chat), a path and a tokenizer', () => {
     expect(argvIssues(['--dataset-name', 'custom_audio', '--skip-tokenizer-init'])).toEqual([
       "--dataset-name custom_audio needs --backend openai-audio (it sends each line's audio file for transcription) or openai-chat with --enable-multimodal-chat (an input_audio part); got --backend openai",

@@ -10,9 +10,14 @@ describe('local dataset flags', () => {
     expect(issue).toMatch(/\(got "nope"\)$/)
   })
 
-  it('resolves custom with its defaults and -1', () => {
-    expect(resolveArgv(['--dataset-name', 'custom', '--dataset-path', 'a.jsonl']).dataset).toEqual({
-      kind: 'custom',
+  // custom_audio reads the lines as custom does, its audio file besides.
+  it.each([
+    ['custom', []],
+    ['custom_audio', ['--backend', 'openai-audio']],
+  ])('resolves %s with its defaults and -1', (name, backend) => {
+    const file = [...backend, '--dataset-name', name, '--dataset-path', 'a.jsonl']
+    expect(resolveArgv(file).dataset).toEqual({
+      kind: name,
       path: 'a.jsonl',
       outputLen: 256,
       skipChatTemplate: false,
@@ -20,16 +25,16 @@ describe('local dataset flags', () => {
       noOversample: false,
     })
     const perLine = resolveArgv([
-      '--dataset-name',
-      'custom',
-      '--dataset-path',
-      'a.jsonl',
+      ...file,
       '--custom-output-len',
       '-1',
       '--skip-chat-template',
       '--disable-shuffle',
     ]).dataset
     expect(perLine).toMatchObject({ outputLen: -1, skipChatTemplate: true, disableShuffle: true })
+  })
+
+  it('needs a path for custom and a valid output length', () => {
     expect(argvIssues(['--dataset-name', 'custom'])).toEqual([
       '--dataset-path is required with --dataset-name custom (a .jsonl file)',
     ])
