@@ -55,36 +55,27 @@ const MMSTAR_ROWS = Array.from({ length: 4 }, (_, i) => ({
   image: { bytes: jpeg(200 - i), path: null },
   answer: 'B',
 }))
+// A LLaVA-OneVision row: its image (none for a text-only row), then the human and gpt turns.
+const llavaRow = (id: string, image: Uint8Array | null, ...turns: string[]) => ({
+  id,
+  image: image ? { bytes: image, path: `${id}.jpg` } : null,
+  conversations: turns.map((value, i) => ({ from: i % 2 ? 'gpt' : 'human', value })),
+})
 const LLAVA_ROWS = [
-  {
-    id: 'a',
-    image: { bytes: jpeg(1), path: 'a.jpg' },
-    conversations: [
-      { from: 'human', value: '<image>\nWhat shape is shown in this figure here?' },
-      { from: 'gpt', value: 'It is a red square drawn with thin lines.' },
-    ],
-  },
-  {
-    id: 'b',
-    image: null,
-    conversations: [
-      { from: 'human', value: 'Tell me a short fact about the planet Mars please.' },
-      { from: 'gpt', value: 'Mars has the tallest volcano in the solar system.' },
-    ],
-  },
-  {
-    id: 'c',
-    image: { bytes: jpeg(2), path: 'c.jpg' },
-    conversations: [
-      { from: 'human', value: '<image>\nIs there any text in this image at all?' },
-      { from: 'gpt', value: 'No.' },
-    ],
-  },
-  {
-    id: 'd',
-    image: { bytes: jpeg(3), path: 'd.jpg' },
-    conversations: [{ from: 'human', value: 'Only one turn here.' }],
-  },
+  llavaRow(
+    'a',
+    jpeg(1),
+    '<image>\nWhat shape is shown in this figure here?',
+    'It is a red square drawn with thin lines.',
+  ),
+  llavaRow(
+    'b',
+    null,
+    'Tell me a short fact about the planet Mars please.',
+    'Mars has the tallest volcano in the solar system.',
+  ),
+  llavaRow('c', jpeg(2), '<image>\nIs there any text in this image at all?', 'No.'),
+  llavaRow('d', jpeg(3), 'Only one turn here.'),
 ]
 
 const TURNS = { list: { list: { struct: { role: 'string', content: 'string' } } } } as const
