@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { vi } from 'vitest'
+import { expect, vi } from 'vitest'
 import { startHttpServer } from './server-helpers.ts'
 
 /** One repository the fake hub serves. */
@@ -205,4 +205,16 @@ export function stubHubEnv(hub: Pick<FakeHub, 'endpoint' | 'datasetsServer'>, ho
   vi.stubEnv('SERVEBENCH_HF_DATASETS_SERVER', hub.datasetsServer)
   vi.stubEnv('HF_TOKEN', '')
   vi.stubEnv('HF_HUB_OFFLINE', '')
+}
+
+/**
+ * Sets HF_HUB_OFFLINE=1 and runs `read`, which must be answered from the cache alone: the test fails
+ * on any request it sends `hub`. Returns what `read` gave.
+ */
+export async function fromCacheOnly<T>(hub: Pick<FakeHub, 'requests'>, read: () => Promise<T>): Promise<T> {
+  vi.stubEnv('HF_HUB_OFFLINE', '1')
+  const before = hub.requests.length
+  const value = await read()
+  expect(hub.requests.slice(before)).toEqual([])
+  return value
 }

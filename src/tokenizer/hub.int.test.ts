@@ -3,7 +3,14 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type FakeHub, gitBlobSha1, sha256, startFakeHub, stubHubEnv } from '../../test/fake-hub.ts'
+import {
+  type FakeHub,
+  fromCacheOnly,
+  gitBlobSha1,
+  sha256,
+  startFakeHub,
+  stubHubEnv,
+} from '../../test/fake-hub.ts'
 import { HubError, hubFile, listHubFiles } from './hub.ts'
 import { clearTokenizerCache, loadTokenizer } from './index.ts'
 
@@ -81,11 +88,12 @@ describe('hub downloads', () => {
 
   it('reuses the cache with HF_HUB_OFFLINE=1 and never touches the network', async () => {
     await hubFile('org/tiny', 'config.json')
-    const before = hub.requests.length
-    vi.stubEnv('HF_HUB_OFFLINE', '1')
-    expect(await readFile(await hubFile('org/tiny', 'config.json'))).toEqual(SMALL)
-    expect(await listHubFiles('org/tiny')).toEqual(['config.json'])
-    expect(hub.requests.length).toBe(before)
+    const [file, list] = await fromCacheOnly(hub, async () => [
+      await readFile(await hubFile('org/tiny', 'config.json')),
+      await listHubFiles('org/tiny'),
+    ])
+    expect(file).toEqual(SMALL)
+    expect(list).toEqual(['config.json'])
   })
 
   it('offline with nothing cached says what to download and where it is cached', async () => {
