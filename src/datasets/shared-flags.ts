@@ -5,7 +5,7 @@
  */
 import { type FieldSpec, f } from '../config/dsl-fields.ts'
 import type { Reader } from '../config/resolve.ts'
-import { flagRow } from './dataset-module.ts'
+import { type DslFieldTable, flagRow } from './dataset-module.ts'
 
 export const DISABLE_SHUFFLE = flagRow(
   '--disable-shuffle',
@@ -43,6 +43,26 @@ export const ORDER_FIELDS: { readonly disableShuffle: FieldSpec; readonly noOver
 
 /** The rows of {@link ORDER_FIELDS}, listed last in the flags of each dataset that reads them. */
 export const ORDER_FLAGS = [DISABLE_SHUFFLE, NO_OVERSAMPLE] as const
+
+/** The fields {@link orderedFileFields} adds to a dataset's own. */
+type OrderedFileKeys = 'path' | 'numPrompts' | 'disableShuffle' | 'noOversample'
+
+/**
+ * The DSL field table of a file dataset read in order: `path` and `numPrompts`, the dataset's own
+ * fields (`own`, checked against its options type), then {@link ORDER_FIELDS}. The keys keep this
+ * order, which is the order an unknown-option message lists them in.
+ */
+export function orderedFileFields<Options extends { [K in OrderedFileKeys]?: unknown }>(
+  own: Omit<DslFieldTable<Options>, OrderedFileKeys>,
+): DslFieldTable<Options> {
+  // The four added keys are the ones `own` leaves out, so the whole is the options' table.
+  return {
+    path: PATH_FIELD,
+    numPrompts: NUM_PROMPTS_FIELD,
+    ...own,
+    ...ORDER_FIELDS,
+  } as DslFieldTable<Options>
+}
 
 /** The order switches as a file dataset's resolved config holds them. */
 export interface OrderConfig {

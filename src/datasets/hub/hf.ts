@@ -5,20 +5,12 @@ import type { Reader } from '../../config/resolve.ts'
 import { type ConfigIssue, DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { renderUserPrompt, usesChatTemplate } from '../chat-prompt.ts'
-import {
-  type DatasetContext,
-  type DslFieldTable,
-  defineDataset,
-  flagRow,
-  type TaggedDataset,
-} from '../dataset-module.ts'
+import { type DatasetContext, defineDataset, flagRow, type TaggedDataset } from '../dataset-module.ts'
 import {
   type HubOrderOptions,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
@@ -139,9 +131,7 @@ export const hfDataset = defineDataset<HfDatasetConfig, HfDatasetOptions>({
     'a Hugging Face dataset by id, or a local copy, including the image and video families (`openai-chat`) ([datasets-hub.md](datasets-hub.md))',
   datasetName: 'hf',
   builder: 'hf',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<HfDatasetOptions>({
     hfName: f(HF_NAME.name),
     subset: f(HF_SUBSET.name),
     split: f(HF_SPLIT.name),
@@ -153,8 +143,7 @@ export const hfDataset = defineDataset<HfDatasetConfig, HfDatasetOptions>({
     blazeditMinDistance: f(BLAZEDIT_MIN_DISTANCE.name),
     blazeditMaxDistance: f(BLAZEDIT_MAX_DISTANCE.name),
     bfclCategories: f(BFCL_CATEGORIES.name, 'csv'),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<HfDatasetOptions>,
+  }),
   flags: [
     HF_NAME,
     HF_SUBSET,

@@ -8,22 +8,14 @@ import { DatasetError } from '../../errors.ts'
 import { createRng } from '../../rng.ts'
 import { hubFile } from '../../tokenizer/hub.ts'
 import { regularFileSize } from '../dataset-file.ts'
-import {
-  type DatasetContext,
-  type DslFieldTable,
-  defineDataset,
-  flagRow,
-  type TaggedDataset,
-} from '../dataset-module.ts'
+import { type DatasetContext, defineDataset, flagRow, type TaggedDataset } from '../dataset-module.ts'
 import { dataUrl, KNOWN_IMAGE_FORMATS, sniffImageMime } from '../image-bytes.ts'
 import { isMediaUrl } from '../image-ref.ts'
 import {
   type HubOrderOptions,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
 } from '../shared-flags.ts'
 import { hubDatasetError, isValidSequence, oversample } from './hub-sampling.ts'
@@ -64,12 +56,9 @@ export const shareGptDataset = defineDataset<ShareGptDatasetConfig, ShareGptData
   summary: 'ShareGPT conversations, from a file or the hub ([datasets-hub.md](datasets-hub.md))',
   datasetName: 'sharegpt',
   builder: 'sharegpt',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<ShareGptDatasetOptions>({
     outputLen: f(SHAREGPT_OUTPUT_LEN.name),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<ShareGptDatasetOptions>,
+  }),
   flags: [SHAREGPT_OUTPUT_LEN, ...ORDER_FLAGS],
   resolve: resolveShareGpt,
   generate: generateShareGpt,

@@ -12,15 +12,13 @@ import type { AudioInput, SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { AudioHeaderError, audioInputOf } from '../audio-duration.ts'
 import { renderUserPrompt } from '../chat-prompt.ts'
-import { type DatasetContext, type DslFieldTable, defineDataset } from '../dataset-module.ts'
+import { type DatasetContext, defineDataset } from '../dataset-module.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
   ENABLE_MULTIMODAL_CHAT,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
@@ -68,14 +66,11 @@ export const customAudioDataset = defineDataset<CustomAudioDatasetConfig, Custom
     'your JSONL prompts with a WAV, FLAC or MP3 file each (`openai-audio`, or `openai-chat` with `--enable-multimodal-chat`)',
   datasetName: 'custom_audio',
   builder: 'customAudio',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<CustomAudioDatasetOptions>({
     outputLen: f(CUSTOM_OUTPUT_LEN.name),
     skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
     enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<CustomAudioDatasetOptions>,
+  }),
   flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, ENABLE_MULTIMODAL_CHAT, ...ORDER_FLAGS],
   resolve: resolveCustomAudioFlags,
   generate: generateCustomAudio,

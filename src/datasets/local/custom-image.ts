@@ -5,17 +5,15 @@ import { f } from '../../config/dsl-fields.ts'
 import type { ChatContentPart, MultiModalPart, SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
-import { type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import { defineDataset, flagRow } from '../dataset-module.ts'
 import { ImageLoadError, imageRefUrl, loadImageAsDataUrl } from '../image-ref.ts'
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
   ENABLE_MULTIMODAL_CHAT,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
 } from '../shared-flags.ts'
 import { CUSTOM_OUTPUT_LEN, readCustomJsonl, readCustomOutputLen } from './custom-lines.ts'
@@ -63,14 +61,11 @@ export const customImageDataset = defineDataset<CustomImageDatasetConfig, Custom
   summary: 'your JSONL prompts with images, or interleaved text and images (`openai-chat`)',
   datasetName: 'custom_image',
   builder: 'customImage',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<CustomImageDatasetOptions>({
     outputLen: f(CUSTOM_OUTPUT_LEN.name),
     ensureClientSideData: f(ENSURE_CLIENT_SIDE_DATA.name, 'switch'),
     enableMultimodalChat: f(ENABLE_MULTIMODAL_CHAT.name, 'switch'),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<CustomImageDatasetOptions>,
+  }),
   flags: [CUSTOM_OUTPUT_LEN, ENSURE_CLIENT_SIDE_DATA, ENABLE_MULTIMODAL_CHAT, ...ORDER_FLAGS],
   resolve: resolveCustomImageFlags,
   generate: generateCustomImage,

@@ -3,17 +3,15 @@ import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { renderUserPrompt, usesChatTemplate } from '../chat-prompt.ts'
-import { type DslFieldTable, defineDataset } from '../dataset-module.ts'
+import { defineDataset } from '../dataset-module.ts'
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
   type CommonOptions,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
   type OrderOptions,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
   SKIP_CHAT_TEMPLATE,
 } from '../shared-flags.ts'
@@ -45,13 +43,10 @@ export const customDataset = defineDataset<CustomDatasetConfig, CustomDatasetOpt
   summary: 'your JSONL prompts',
   datasetName: 'custom',
   builder: 'custom',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<CustomDatasetOptions>({
     outputLen: f(CUSTOM_OUTPUT_LEN.name),
     skipChatTemplate: f(SKIP_CHAT_TEMPLATE.name, 'switch'),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<CustomDatasetOptions>,
+  }),
   flags: [CUSTOM_OUTPUT_LEN, SKIP_CHAT_TEMPLATE, ...ORDER_FLAGS],
   resolve: resolveCustom,
   generate: generateCustom,

@@ -3,15 +3,13 @@ import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { readJsonlRows } from '../dataset-file.ts'
-import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import { type DatasetContext, defineDataset, flagRow } from '../dataset-module.ts'
 import {
   type CommonOptions,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
   type OrderOptions,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
 } from '../shared-flags.ts'
 import { sampleFirstTurns } from './speed-bench.ts'
@@ -51,13 +49,10 @@ export const specBenchDataset = defineDataset<SpecBenchDatasetConfig, SpecBenchD
   summary: "Spec-Bench's `question.jsonl`",
   datasetName: 'spec_bench',
   builder: 'specBench',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<SpecBenchDatasetOptions>({
     outputLen: f(OUTPUT_LEN.name),
     category: f(CATEGORY.name),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<SpecBenchDatasetOptions>,
+  }),
   flags: [OUTPUT_LEN, CATEGORY, ...ORDER_FLAGS],
   resolve: resolveSpecBench,
   generate: generateSpecBench,

@@ -5,7 +5,7 @@ import { f } from '../../config/dsl-fields.ts'
 import type { SampleRequest } from '../../config/records.ts'
 import type { Reader } from '../../config/resolve.ts'
 import { DatasetError } from '../../errors.ts'
-import { type DatasetContext, type DslFieldTable, defineDataset, flagRow } from '../dataset-module.ts'
+import { type DatasetContext, defineDataset, flagRow } from '../dataset-module.ts'
 import {
   fieldError,
   type JsonlRow,
@@ -17,12 +17,10 @@ import {
 } from '../sampling.ts'
 import {
   type CommonOptions,
-  NUM_PROMPTS_FIELD,
-  ORDER_FIELDS,
   ORDER_FLAGS,
   type OrderConfig,
   type OrderOptions,
-  PATH_FIELD,
+  orderedFileFields,
   readOrder,
 } from '../shared-flags.ts'
 
@@ -99,15 +97,12 @@ export const speedBenchDataset = defineDataset<SpeedBenchDatasetConfig, SpeedBen
   summary: 'NVIDIA SPEED-Bench, prepared locally',
   datasetName: 'speed_bench',
   builder: 'speedBench',
-  fields: {
-    path: PATH_FIELD,
-    numPrompts: NUM_PROMPTS_FIELD,
+  fields: orderedFileFields<SpeedBenchDatasetOptions>({
     subset: f(SUBSET.name),
     outputLen: f(OUTPUT_LEN.name),
     category: f(CATEGORY.name),
     maxInputLen: f(MAX_INPUT_LEN.name),
-    ...ORDER_FIELDS,
-  } satisfies DslFieldTable<SpeedBenchDatasetOptions>,
+  }),
   flags: [SUBSET, OUTPUT_LEN, CATEGORY, MAX_INPUT_LEN, ...ORDER_FLAGS],
   resolve: resolveSpeedBench,
   generate: generateSpeedBench,
