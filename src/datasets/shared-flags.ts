@@ -81,8 +81,8 @@ export interface CommonOptions {
   numPrompts?: number
 }
 
-/** The order options of the local file datasets. */
-export interface OrderOptions {
+/** The common and order options of the local file datasets. */
+export interface OrderOptions extends CommonOptions {
   /** Keep file order (`--disable-shuffle`). @default false */
   disableShuffle?: boolean
   /** Do not repeat rows when the file has fewer than `numPrompts` (`--no-oversample`). @default false */

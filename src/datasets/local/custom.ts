@@ -7,7 +7,6 @@ import { defineDataset } from '../dataset-module.ts'
 import type { TokenizerFreeContext } from '../index.ts'
 import { fieldError, oversample, shuffled, typeName } from '../sampling.ts'
 import {
-  type CommonOptions,
   ORDER_FLAGS,
   type OrderConfig,
   type OrderOptions,
@@ -28,7 +27,7 @@ export interface CustomDatasetConfig extends OrderConfig {
 }
 
 /** Options of `datasets.custom` (`--dataset-name custom`). */
-export interface CustomDatasetOptions extends CommonOptions, OrderOptions {
+export interface CustomDatasetOptions extends OrderOptions {
   /** A `.jsonl` file of `{"prompt": str, "output_tokens"?: int}` lines (`--dataset-path`). */
   path: string
   /** Output tokens per request; -1 takes each line's `output_tokens` (`--custom-output-len`). @default 256 */

@@ -5,7 +5,6 @@ import type { Reader } from '../../config/resolve.ts'
 import { readJsonlRows } from '../dataset-file.ts'
 import { type DatasetContext, defineDataset, flagRow } from '../dataset-module.ts'
 import {
-  type CommonOptions,
   ORDER_FLAGS,
   type OrderConfig,
   type OrderOptions,
@@ -23,7 +22,7 @@ export interface SpecBenchDatasetConfig extends OrderConfig {
 }
 
 /** Options of `datasets.specBench` (`--dataset-name spec_bench`). */
-export interface SpecBenchDatasetOptions extends CommonOptions, OrderOptions {
+export interface SpecBenchDatasetOptions extends OrderOptions {
   /** Spec-Bench's `question.jsonl`. */
   path: string
   /** Output tokens per request. @default 256 */

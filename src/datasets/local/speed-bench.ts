@@ -16,7 +16,6 @@ import {
   typeName,
 } from '../sampling.ts'
 import {
-  type CommonOptions,
   ORDER_FLAGS,
   type OrderConfig,
   type OrderOptions,
@@ -44,7 +43,7 @@ export interface SpeedBenchDatasetConfig extends OrderConfig {
 }
 
 /** Options of `datasets.speedBench` (`--dataset-name speed_bench`). */
-export interface SpeedBenchDatasetOptions extends CommonOptions, OrderOptions {
+export interface SpeedBenchDatasetOptions extends OrderOptions {
   /** A directory of `{subset}.jsonl` files, or one such file. */
   path: string
   /** @default 'qualitative' */
