@@ -32,6 +32,12 @@ export interface VerdictCheck {
   pValue?: number
   /** For an inconclusive check: about how many requests would decide it. */
   neededRequests?: number
+  /**
+   * A baseline comparison over several baseline runs: the lowest and highest run effect (one run's
+   * level against the others) as relative changes. When it alone keeps a check undecided, more
+   * requests cannot decide it.
+   */
+  runSpread?: [number, number]
   /** Extra evidence, e.g. the baseline comparison's interval and p-value. */
   detail?: string
 }

@@ -22,9 +22,15 @@ export function formatP(p: number): string {
 }
 
 /** `about 1,900 requests would decide it`, or why none would. */
-export function formatNeeded(n: number): string {
-  if (!Number.isFinite(n)) return 'the estimate sits on the limit; more requests alone would not decide it'
-  return `about ${Math.ceil(n).toLocaleString('en-US')} requests would decide it`
+export function formatNeeded(n: number, runSpread?: readonly [number, number]): string {
+  if (Number.isFinite(n)) return `about ${Math.ceil(n).toLocaleString('en-US')} requests would decide it`
+  if (runSpread) return `no number of requests would decide it: ${formatRunSpread(runSpread)}`
+  return 'the estimate sits on the limit; more requests alone would not decide it'
+}
+
+/** `the baseline's runs differ from one another by -8.0% to +11.2%`: the spread requests do not narrow. */
+export function formatRunSpread([low, high]: readonly [number, number]): string {
+  return `the baseline's runs differ from one another by ${pct(low)} to ${pct(high)}`
 }
 
 /** A relative change as a signed percentage with one decimal; `n/a` when undefined. */

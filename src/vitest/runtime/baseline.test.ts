@@ -164,7 +164,9 @@ describe('matchBaseline', () => {
     const check = out.checks[0]!
     if (check.verdict === 'inconclusive') {
       expect(check.neededRequests).toBeGreaterThan(200)
-      expect(out.lines[0]).toMatch(/— (about [\d,]+ requests would decide it|the estimate sits on the limit)/)
+      expect(out.lines[0]).toMatch(
+        /— (about [\d,]+ requests would decide it|the estimate sits on the limit|no number of requests would decide it: the baseline's runs differ)/,
+      )
       expect(out.summary).toMatch(/^Baseline inconclusive: mean TTFT /)
     } else expect(check.verdict).toBe('fail')
   })
@@ -215,5 +217,8 @@ describe('baseline text', () => {
       '-5.0% (90% CI -10.0% … +0.0%, p=0.5)',
     )
     expect(formatNeeded(1899.2)).toBe('about 1,900 requests would decide it')
+    expect(formatNeeded(Number.POSITIVE_INFINITY, [-0.05, 0.125])).toBe(
+      "no number of requests would decide it: the baseline's runs differ from one another by -5.0% to +12.5%",
+    )
   })
 })

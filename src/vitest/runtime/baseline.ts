@@ -230,7 +230,7 @@ function compareMetric(
     decision.verdict === 'pass' ? '✓ pass ' : decision.verdict === 'fail' ? '✗ fail ' : '? inconclusive '
   const needed =
     decision.verdict === 'inconclusive'
-      ? ` — ${formatNeeded(decision.neededRequests ?? Number.POSITIVE_INFINITY)}`
+      ? ` — ${formatNeeded(decision.neededRequests ?? Number.POSITIVE_INFINITY, change.runEffect)}`
       : ''
   const detail = `${mark} ${plan.label} ${fmt(change.current, plan.unit)} vs ${fmt(change.baseline, plan.unit)}: ${formatChange(change, 1 - alpha)}${needed}`
   return {
@@ -243,6 +243,7 @@ function compareMetric(
     interval: change.interval,
     pValue: change.pValue,
     ...(decision.neededRequests !== undefined ? { neededRequests: decision.neededRequests } : {}),
+    ...(change.runEffect ? { runSpread: change.runEffect } : {}),
     detail,
   }
 }

@@ -63,4 +63,17 @@ describe('undecidableNote', () => {
         '(the estimate sits on the limit); it is left inconclusive. To decide it, try a bound further from the estimate',
     )
   })
+
+  it('blames the spread between the baseline runs when that is what keeps a comparison open', () => {
+    const spreadOut: UndecidedCheck = {
+      matcher: 'toMatchBaseline',
+      check: { ...check('mean TTFT'), runSpread: [-0.081, 0.112] },
+      neededRequests: Number.POSITIVE_INFINITY,
+    }
+    expect(undecidableNote(spreadOut, 288)).toBe(
+      'mean TTFT (toMatchBaseline) cannot be decided within the budget (288 requests in all): no number of requests would ' +
+        "decide it (the baseline's runs differ from one another by -8.1% to +11.2%); it is left inconclusive. " +
+        'To decide it, try a wider tolerance or a baseline recorded on a quieter machine',
+    )
+  })
 })

@@ -5,6 +5,7 @@
  * extending the run".
  */
 import type { Verdict, VerdictCheck } from '../shared/meta.ts'
+import { formatRunSpread } from './baseline-format.ts'
 
 /** An undecided check as the probe saw it. */
 export interface UndecidedCheck {
@@ -59,14 +60,18 @@ export function planExtension(
  * p99, a wider tolerance or more requests (verdicts.budget.requests)`.
  */
 export function undecidableNote(u: UndecidedCheck, reachable: number): string {
+  const spread = Number.isFinite(u.neededRequests) ? undefined : u.check.runSpread
   const need = Number.isFinite(u.neededRequests)
     ? `about ${Math.ceil(u.neededRequests).toLocaleString('en-US')} would decide it`
-    : 'no number of requests would decide it (the estimate sits on the limit)'
+    : spread
+      ? `no number of requests would decide it (${formatRunSpread(spread)})`
+      : 'no number of requests would decide it (the estimate sits on the limit)'
   const suggestions: string[] = []
   const pct = /^p(\d+(?:\.\d+)?)\b/.exec(u.check.metric)
   if (pct && Number(pct[1]) > 90) suggestions.push(`the mean or p90 instead of p${pct[1]}`)
   if (u.matcher === 'toMatchBaseline') suggestions.push('a wider tolerance')
   else suggestions.push('a bound further from the estimate')
+  if (spread) suggestions.push('a baseline recorded on a quieter machine')
   if (Number.isFinite(u.neededRequests)) suggestions.push('more requests (verdicts.budget.requests)')
   const head = `${u.check.metric} (${u.matcher}) cannot be decided within the budget (${reachable.toLocaleString('en-US')} requests in all): ${need}`
   return `${head}; it is left inconclusive. To decide it, try ${joinOr(suggestions)}`
