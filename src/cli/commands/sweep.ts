@@ -1,7 +1,13 @@
 import { EXIT_CODES } from '../../errors.ts'
 import type { FlagSpec } from '../flags.ts'
-import type { ParsedFlags } from '../parse-args.ts'
+import { type ParsedFlags, parseCommandArgs } from '../parse-args.ts'
 import { parseServeArgv } from '../serve-argv.ts'
+import { resolveSweepPlotArgs, runSweepPlot, SWEEP_PLOT_FLAGS } from '../sweep/plot.ts'
+import {
+  resolveSweepPlotParetoArgs,
+  runSweepPlotPareto,
+  SWEEP_PLOT_PARETO_FLAGS,
+} from '../sweep/plot-pareto.ts'
 import { runSweepServe, type SweepHooks } from '../sweep/run-sweep.ts'
 import {
   resolveSweepWorkloadArgs,
@@ -13,11 +19,17 @@ import type { ServerProcess } from '../sweep/server-process.ts'
 import { resolveSweepServeArgs, SWEEP_SERVE_FLAGS } from '../sweep/sweep-flags.ts'
 
 /** One `servebench sweep` command: its flags, its usage text and what it runs. */
-interface SweepCommand {
+export interface SweepCommand {
   flags: readonly FlagSpec[]
   usage: string
-  /** Runs the command; returns the experiment folder, if it has one, for the closing line. */
-  run: (flags: ParsedFlags, hooks: SweepHooks) => Promise<{ experimentDir: string; dryRun: boolean }>
+  /** Takes OUTPUT_DIR (the plot commands), else `--config` files and dotted keys as `serve` does. */
+  outputDirArgument?: boolean
+  /** Runs the command; returns the experiment folder, if it makes one, for the closing line. */
+  run: (
+    flags: ParsedFlags,
+    positionals: readonly string[],
+    hooks: SweepHooks,
+  ) => Promise<{ experimentDir?: string; dryRun: boolean }>
 }
 
 /** The `sweep` commands by name, as `vllm bench sweep` names them (vllm/benchmarks/sweep/cli.py). */
@@ -29,7 +41,7 @@ export const SWEEP_COMMANDS: Record<string, SweepCommand> = {
 Runs a server command per point of a parameter grid, benchmarks it, stops it, and writes
 summary.csv, as \`vllm bench sweep serve\` does.
 `,
-    run: async (flags, hooks) => {
+    run: async (flags, _positionals, hooks) => {
       const args = resolveSweepServeArgs(flags)
       await runSweepServe(args, hooks)
       return args
@@ -43,7 +55,7 @@ Explores the latency-throughput trade-off of each parameter point: the serial lo
 batch load (--num-prompts) first, then --workload-iters loads evenly spaced between the request
 rates (or concurrencies) they reached, as \`vllm bench sweep serve_workload\` does.
 `,
-    run: async (flags, hooks) => {
+    run: async (flags, _positionals, hooks) => {
       const args = resolveSweepWorkloadArgs(flags, 'workload')
       await runSweepWorkload(args, hooks)
       return args
@@ -56,10 +68,39 @@ rates (or concurrencies) they reached, as \`vllm bench sweep serve_workload\` do
 The older name of serve_workload (\`vllm bench sweep serve_sla\`), with its flags --sla-variable
 and --sla-iters and its folder names (the variable in the bench point's name).
 `,
-    run: async (flags, hooks) => {
+    run: async (flags, _positionals, hooks) => {
       const args = resolveSweepWorkloadArgs(flags, 'sla')
       await runSweepWorkload(args, hooks)
       return args
+    },
+  },
+  plot: {
+    flags: SWEEP_PLOT_FLAGS,
+    outputDirArgument: true,
+    usage: `Usage: servebench sweep plot OUTPUT_DIR [flags]
+
+Draws performance curves from the summary.json files of a sweep under OUTPUT_DIR: one PNG per
+--fig-by group, a panel per --row-by × --col-by group, a curve per --curve-by group of --var-y
+against --var-x, as \`vllm bench sweep plot\` does.
+`,
+    run: async (flags, positionals, hooks) => {
+      const args = resolveSweepPlotArgs(flags, positionals)
+      await runSweepPlot(args, hooks.log)
+      return { dryRun: args.dryRun }
+    },
+  },
+  plot_pareto: {
+    flags: SWEEP_PLOT_PARETO_FLAGS,
+    outputDirArgument: true,
+    usage: `Usage: servebench sweep plot_pareto OUTPUT_DIR [flags]
+
+Draws the Pareto frontier between output tokens/s per user and per GPU of every run of a sweep
+under OUTPUT_DIR, in OUTPUT_DIR/pareto/PARETO.png, as \`vllm bench sweep plot_pareto\` does.
+`,
+    run: async (flags, positionals, hooks) => {
+      const args = resolveSweepPlotParetoArgs(flags, positionals)
+      await runSweepPlotPareto(args, hooks.log)
+      return { dryRun: args.dryRun }
     },
   },
 }
@@ -70,6 +111,8 @@ Commands (as \`vllm bench sweep\`):
   serve           a server per parameter point, benchmarked --num-runs times
   serve_workload  the latency-throughput trade-off over loads from serial to batch
   serve_sla       the older name of serve_workload
+  plot            performance curves of a sweep's results (PNG)
+  plot_pareto     the Pareto frontier of tokens/s per user against tokens/s per GPU (PNG)
 `
 
 /** `servebench sweep <command>`. */
@@ -87,7 +130,16 @@ export async function runSweepCommand(argv: readonly string[]): Promise<number> 
     return EXIT_CODES.usage
   }
   // vLLM's FlexibleArgumentParser reads these flags too: --config file.yaml and dotted keys.
-  const { flags } = parseServeArgv(rest, command.flags, `servebench sweep ${sub}`)
+  const name = `servebench sweep ${sub}`
+  const { flags, positionals } = command.outputDirArgument
+    ? rest.includes('--help') || rest.includes('-h')
+      ? { flags: new Map([['--help', true as const]]) as ParsedFlags, positionals: [] }
+      : parseCommandArgs(rest, {
+          command: name,
+          flags: command.flags,
+          positionals: { what: 'OUTPUT_DIR', min: 1, max: 1 },
+        })
+    : { ...parseServeArgv(rest, command.flags, name), positionals: [] }
   if (flags.has('--help')) {
     process.stdout.write(formatHelp(command))
     return EXIT_CODES.ok
@@ -100,17 +152,19 @@ export async function runSweepCommand(argv: readonly string[]): Promise<number> 
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const done = await command.run(flags, {
+    const done = await command.run(flags, positionals, {
       log: (line) => console.log(line),
       onServer: (current) => {
         server = current
       },
     })
-    console.log(`Experiment ${done.dryRun ? 'will be' : 'has been'} saved at: ${done.experimentDir}`)
+    if (done.experimentDir !== undefined)
+      console.log(`Experiment ${done.dryRun ? 'will be' : 'has been'} saved at: ${done.experimentDir}`)
     return EXIT_CODES.ok
   } catch (error) {
     if ((error as { code?: unknown }).code === 'SERVEBENCH_CONFIG') throw error
     console.error(`servebench: ${(error as Error).name}: ${(error as Error).message}`)
+    if (command.outputDirArgument) return EXIT_CODES.verdictFailed
     console.error(
       `servebench: the sweep stopped early; run it again with --resume (and the same -o/-e) to continue from its last result`,
     )
