@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
@@ -116,5 +116,80 @@ describe('servebench sweep serve_workload, plot and plot_pareto', () => {
     expect(decodePng(await readFile(join(exp, 'pareto', 'PARETO.png'))).text.Title).toBe(
       'servebench sweep plot_pareto',
     )
+  })
+
+  test('startup times the server command from its start to ready over a grid, cold and warm', {
+    timeout: 180_000,
+  }, async ({ tmpDir }) => {
+    const port = await freePort()
+    await writeFile(join(tmpDir, 'serve.json'), JSON.stringify([{ max_num_seqs: 2 }, { max_num_seqs: 8 }]))
+    await writeFile(
+      join(tmpDir, 'startup.json'),
+      JSON.stringify({ quick: { num_iters_cold: 2, num_iters_warm: 1 } }),
+    )
+    const run = await runCli(
+      [
+        'sweep',
+        'startup',
+        '--startup-cmd',
+        simCommand(port),
+        '--serve-params',
+        join(tmpDir, 'serve.json'),
+        '--startup-params',
+        join(tmpDir, 'startup.json'),
+        '--num-iters-warmup',
+        '0',
+        '-o',
+        tmpDir,
+        '-e',
+        'st',
+      ],
+      { timeoutMs: 150_000 },
+    )
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const exp = join(tmpDir, 'st')
+    expect((await readdir(exp)).sort()).toEqual([
+      'SERVE--max_num_seqs=2-STARTUP--quick',
+      'SERVE--max_num_seqs=8-STARTUP--quick',
+      'summary.csv',
+    ])
+    const result = JSON.parse(
+      await readFile(join(exp, 'SERVE--max_num_seqs=8-STARTUP--quick', 'run=0.json'), 'utf8'),
+    )
+    expect(Object.keys(result)).toEqual([
+      'avg_cold_startup_time',
+      'cold_startup_times',
+      'cold_startup_percentiles',
+      'avg_warm_startup_time',
+      'warm_startup_times',
+      'warm_startup_percentiles',
+      'run_number',
+      'max_num_seqs',
+      '_benchmark_name',
+      'num_iters_cold',
+      'num_iters_warm',
+    ])
+    expect(result.cold_startup_times).toHaveLength(2)
+    expect(result.warm_startup_times).toHaveLength(1)
+    // A start takes some time, and the percentiles lie within the times measured.
+    for (const t of [...result.cold_startup_times, ...result.warm_startup_times]) expect(t).toBeGreaterThan(0)
+    expect(Object.keys(result.cold_startup_percentiles)).toEqual(['10', '25', '50', '75', '90', '99'])
+    expect(result.cold_startup_percentiles['50']).toBeCloseTo(result.avg_cold_startup_time, 12)
+    // The command was run with each point's flags, and the iteration keys were not passed to it.
+    expect(run.stdout).toContain("'--itl-ms', '1', '--max-num-seqs', '8']")
+    expect(run.stdout).not.toContain('--num-iters-cold')
+    // sweep plot reads the startup experiment like any other.
+    const plot = await runCli([
+      'sweep',
+      'plot',
+      exp,
+      '--var-x',
+      'max_num_seqs',
+      '--var-y',
+      'avg_cold_startup_time',
+    ])
+    expect(plot.code, plot.stderr).toBe(0)
+    expect((await readdir(exp)).includes('FIGURE.png')).toBe(true)
   })
 })

@@ -8,6 +8,7 @@ import {
   runSweepPlotPareto,
   SWEEP_PLOT_PARETO_FLAGS,
 } from '../sweep/plot-pareto.ts'
+import { runSweepStartup } from '../sweep/run-startup.ts'
 import { runSweepServe, type SweepHooks } from '../sweep/run-sweep.ts'
 import {
   resolveSweepWorkloadArgs,
@@ -16,6 +17,7 @@ import {
   SWEEP_WORKLOAD_FLAGS,
 } from '../sweep/serve-workload.ts'
 import type { ServerProcess } from '../sweep/server-process.ts'
+import { resolveSweepStartupArgs, SWEEP_STARTUP_FLAGS } from '../sweep/startup-flags.ts'
 import { resolveSweepServeArgs, SWEEP_SERVE_FLAGS } from '../sweep/sweep-flags.ts'
 
 /** One `servebench sweep` command: its flags, its usage text and what it runs. */
@@ -74,6 +76,20 @@ and --sla-iters and its folder names (the variable in the bench point's name).
       return args
     },
   },
+  startup: {
+    flags: SWEEP_STARTUP_FLAGS,
+    usage: `Usage: servebench sweep startup --startup-cmd CMD [flags]
+
+Times a server command from its start to GET /health answering 200, cold (empty caches) and warm,
+for each point of a parameter grid, and writes vllm bench startup's keys per run and summary.csv,
+as \`vllm bench sweep startup\` does.
+`,
+    run: async (flags, _positionals, hooks) => {
+      const args = resolveSweepStartupArgs(flags)
+      await runSweepStartup(args, hooks)
+      return args
+    },
+  },
   plot: {
     flags: SWEEP_PLOT_FLAGS,
     outputDirArgument: true,
@@ -111,6 +127,7 @@ Commands (as \`vllm bench sweep\`):
   serve           a server per parameter point, benchmarked --num-runs times
   serve_workload  the latency-throughput trade-off over loads from serial to batch
   serve_sla       the older name of serve_workload
+  startup         the time from a server command's start to ready, over a parameter grid
   plot            performance curves of a sweep's results (PNG)
   plot_pareto     the Pareto frontier of tokens/s per user against tokens/s per GPU (PNG)
 `
