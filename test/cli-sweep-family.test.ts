@@ -116,6 +116,16 @@ describe('servebench sweep serve_workload, plot and plot_pareto', () => {
     expect(decodePng(await readFile(join(exp, 'pareto', 'PARETO.png'))).text.Title).toBe(
       'servebench sweep plot_pareto',
     )
+
+    // A folder without any summary.json, and one that is not there, are named (exit 2).
+    const empty = await runCli(['sweep', 'plot_pareto', join(exp, 'pareto')])
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain(
+      `OUTPUT_DIR ${join(exp, 'pareto')} holds no summary.json: did not find any parameter sweep results under it`,
+    )
+    const missing = await runCli(['sweep', 'plot', join(tmpDir, 'nothing')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain(`OUTPUT_DIR ${join(tmpDir, 'nothing')} does not exist`)
   })
 
   test('startup times the server command from its start to ready over a grid, cold and warm', {

@@ -148,7 +148,7 @@ export function outputDirOf(
   } else if (!existsSync(dir)) {
     issues.push({
       path: 'OUTPUT_DIR',
-      message: `No parameter sweep results under ${dir} (it does not exist)`,
+      message: `${dir} does not exist: no parameter sweep results under it`,
     })
   }
   return dir
@@ -169,7 +169,10 @@ export async function readSweepRuns(dir: string): Promise<RunRecord[]> {
   }
   if (runs.length === 0) {
     throw new ConfigError([
-      { path: 'OUTPUT_DIR', message: `Did not find any parameter sweep results under ${dir}` },
+      {
+        path: 'OUTPUT_DIR',
+        message: `${dir} holds no summary.json: did not find any parameter sweep results under it`,
+      },
     ])
   }
   return runs
