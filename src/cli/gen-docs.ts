@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { renderDatasetTable } from '../datasets/registry.ts'
+import { SWEEP_COMMANDS } from './commands/sweep.ts'
 import { type FlagSpec, SERVE_FLAGS } from './flags.ts'
 
 /**
@@ -22,6 +23,26 @@ export function renderFlagTable(flags: readonly FlagSpec[] = SERVE_FLAGS): strin
   ].join('\n')
 }
 
+/**
+ * docs/cli-flags.md: the `serve` flag table, then one table per `servebench sweep` command, each
+ * generated from its flag table.
+ */
+export function renderCliFlagsDoc(): string {
+  const sweeps = Object.entries(SWEEP_COMMANDS).map(([name, command]) => {
+    const positional = command.outputDirArgument ? ' OUTPUT_DIR' : ''
+    const table = renderFlagTable(command.flags).split('\n').slice(1).join('\n')
+    return `## \`servebench sweep ${name}${positional}\`\n\n${table}`
+  })
+  return [
+    renderFlagTable(),
+    '## `servebench sweep` commands',
+    '',
+    'Each command of `servebench sweep` (`vllm bench sweep`); see [cli.md](cli.md#servebench-sweep-a-server-per-parameter-point).',
+    '',
+    ...sweeps,
+  ].join('\n')
+}
+
 export const CLI_DOC_PATH = new URL('../../docs/cli-flags.md', import.meta.url)
 
 export const DATASETS_DOC_PATH = new URL('../../docs/datasets.md', import.meta.url)
@@ -35,6 +56,6 @@ export function withDatasetTable(doc: string): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  writeFileSync(CLI_DOC_PATH, renderFlagTable())
+  writeFileSync(CLI_DOC_PATH, renderCliFlagsDoc())
   writeFileSync(DATASETS_DOC_PATH, withDatasetTable(readFileSync(DATASETS_DOC_PATH, 'utf8')))
 }

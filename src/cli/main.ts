@@ -12,7 +12,7 @@ Commands:
   compare Diff two saved results: servebench compare A.json B.json [--markdown] [--fail-on p99_ttft_ms:+10%]
   merge   Join the segment files of --segment i/n runs into one result (servebench merge --help)
   report  One HTML report of saved results: servebench report A.json… -o report.html
-  sweep   Benchmark a server command over a parameter grid (servebench sweep serve --help)
+  sweep   A server command over a parameter grid: serve, serve_workload, startup, plot, plot_pareto (servebench sweep --help)
   merge-summaries
           Merge the servebench-summary.json of each CI shard: servebench merge-summaries DIR...
 

@@ -1,10 +1,13 @@
 import { basename, join } from 'node:path'
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { ConfigError, type ConfigIssue, EXIT_CODES } from '../../errors.ts'
 import { parseResultText } from '../../report/compare/compare.ts'
 import { readChartLibrary, writeReportFile } from '../../report/files/write.ts'
+import { capacityFileIssues, isCapacityFile } from '../../report/html/capacity-charts.ts'
 import { buildHtmlReport } from '../../report/html/html-report.ts'
 import type { ReportResult } from '../../report/html/report-sections.ts'
-import { sweepFileResults } from '../../report/html/sweep-charts.ts'
+import { sweepFileResults, sweepRunsResults } from '../../report/html/sweep-charts.ts'
+import { parsePythonJson } from '../../report/result/py-json.ts'
 import { requestsCsv, summaryCsv } from '../../report/summary/csv.ts'
 import { type HistoryEntry, parseHistory } from '../../report/summary/history.ts'
 import type { RunSummary } from '../../report/summary/run-summary.ts'
@@ -19,7 +22,10 @@ flight over time with the steady-state window, the server's scraped /metrics ser
 configuration and the client self-check. Two results are also compared side by side. A combined
 sweep file (--sweep-* --save-result), or three results or more that differ in max concurrency or
 request rate, is drawn as a sweep (latency and throughput by load, the knee marked), its points
-in the order of the value swept. Distributions and time series need results saved with
+in the order of the value swept, with the Pareto frontier of tokens/s per user against tokens/s
+per GPU; so is a summary.json of \`servebench sweep\`. A capacity result (\`servebench capacity\`)
+is drawn as its search: each SLO against the offered load with its bound, every probe's verdict,
+the answer and its interval. Distributions and time series need results saved with
 --save-detailed; a result without them is drawn from its percentiles (p50, p99, ...).
 
   -o, --output FILE   the HTML file (default servebench-report.html)
@@ -45,10 +51,21 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
     return EXIT_CODES.ok
   }
   const args = parseReportArgs(argv)
-  // A combined sweep file stands for its points; `sources[i]` is the file results[i] came from.
+  // A combined sweep file or a sweep's summary.json stands for its points; a capacity file is
+  // drawn on its own; `sources[i]` is the file results[i] came from.
+  const capacities: Array<{ name: string; file: CapacityResultFile }> = []
   const read = await Promise.all(
     args.files.map(async (path) => {
       const result = await readResultFile(path)
+      if (Array.isArray(result)) {
+        return sweepRunsResults(sweepName(path), result).map((r) => ({ r, path }))
+      }
+      if (isCapacityFile(result)) {
+        const issues = capacityFileIssues(result)
+        if (issues.length > 0) throw new ConfigError(issues.map((message) => ({ path, message })))
+        capacities.push({ name: resultName(path), file: result as unknown as CapacityResultFile })
+        return []
+      }
       const points = sweepFileResults(resultName(path), result)
       return (points ?? [{ name: resultName(path), result }]).map((r) => ({ r, path }))
     }),
@@ -64,7 +81,7 @@ export async function runReportCommand(argv: readonly string[]): Promise<number>
     history = parsed.entries
   }
   const html = buildHtmlReport(
-    { results, ...(history ? { history } : {}) },
+    { results, capacities, ...(history ? { history } : {}) },
     {
       title: args.title ?? 'servebench report',
       generatedAt: new Date().toISOString(),
@@ -135,9 +152,20 @@ function attachVerdicts(results: ReportResult[], sources: readonly string[], sum
   }
 }
 
-async function readResultFile(path: string): Promise<Record<string, unknown>> {
+// `exp/summary.json` → `exp`: a sweep's summary is named after its experiment folder.
+function sweepName(path: string): string {
+  return basename(join(path, '..'))
+}
+
+// A result object, or the list of runs of a sweep's summary.json.
+async function readResultFile(
+  path: string,
+): Promise<Record<string, unknown> | Array<Record<string, unknown>>> {
   try {
-    return parseResultText(await readInputText(path))
+    const text = await readInputText(path)
+    const list = parseList(text)
+    if (list) return list
+    return parseResultText(text)
   } catch (error) {
     if (error instanceof ConfigError) throw error
     throw new ConfigError([{ path, message: (error as Error).message }])
@@ -150,5 +178,17 @@ async function readJson(path: string, flag: string): Promise<unknown> {
   } catch (error) {
     if (error instanceof ConfigError) throw error
     throw new ConfigError([{ path: flag, message: `${path} is not JSON: ${(error as Error).message}` }])
+  }
+}
+
+function parseList(text: string): Array<Record<string, unknown>> | undefined {
+  try {
+    const value = parsePythonJson(text)
+    return Array.isArray(value) &&
+      value.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))
+      ? (value as Array<Record<string, unknown>>)
+      : undefined
+  } catch {
+    return undefined
   }
 }

@@ -1,35 +1,166 @@
 import { EXIT_CODES } from '../../errors.ts'
+import type { FlagSpec } from '../flags.ts'
+import { type ParsedFlags, parseCommandArgs } from '../parse-args.ts'
 import { parseServeArgv } from '../serve-argv.ts'
-import { runSweepServe } from '../sweep/run-sweep.ts'
+import { resolveSweepPlotArgs, runSweepPlot, SWEEP_PLOT_FLAGS } from '../sweep/plot.ts'
+import {
+  resolveSweepPlotParetoArgs,
+  runSweepPlotPareto,
+  SWEEP_PLOT_PARETO_FLAGS,
+} from '../sweep/plot-pareto.ts'
+import { runSweepStartup } from '../sweep/run-startup.ts'
+import { runSweepServe, type SweepHooks } from '../sweep/run-sweep.ts'
+import {
+  resolveSweepWorkloadArgs,
+  runSweepWorkload,
+  SWEEP_SLA_FLAGS,
+  SWEEP_WORKLOAD_FLAGS,
+} from '../sweep/serve-workload.ts'
 import type { ServerProcess } from '../sweep/server-process.ts'
+import { resolveSweepStartupArgs, SWEEP_STARTUP_FLAGS } from '../sweep/startup-flags.ts'
 import { resolveSweepServeArgs, SWEEP_SERVE_FLAGS } from '../sweep/sweep-flags.ts'
 
-const SWEEP_USAGE = `Usage: servebench sweep serve --serve-cmd CMD --bench-cmd CMD [flags]
+/** One `servebench sweep` command: its flags, its usage text and what it runs. */
+export interface SweepCommand {
+  flags: readonly FlagSpec[]
+  usage: string
+  /** Takes OUTPUT_DIR (the plot commands), else `--config` files and dotted keys as `serve` does. */
+  outputDirArgument?: boolean
+  /** Runs the command; returns the experiment folder, if it makes one, for the closing line. */
+  run: (
+    flags: ParsedFlags,
+    positionals: readonly string[],
+    hooks: SweepHooks,
+  ) => Promise<{ experimentDir?: string; dryRun: boolean }>
+}
+
+/** The `sweep` commands by name, as `vllm bench sweep` names them (vllm/benchmarks/sweep/cli.py). */
+export const SWEEP_COMMANDS: Record<string, SweepCommand> = {
+  serve: {
+    flags: SWEEP_SERVE_FLAGS,
+    usage: `Usage: servebench sweep serve --serve-cmd CMD --bench-cmd CMD [flags]
 
 Runs a server command per point of a parameter grid, benchmarks it, stops it, and writes
 summary.csv, as \`vllm bench sweep serve\` does.
+`,
+    run: async (flags, _positionals, hooks) => {
+      const args = resolveSweepServeArgs(flags)
+      await runSweepServe(args, hooks)
+      return args
+    },
+  },
+  serve_workload: {
+    flags: SWEEP_WORKLOAD_FLAGS,
+    usage: `Usage: servebench sweep serve_workload --serve-cmd CMD --bench-cmd CMD [flags]
+
+Explores the latency-throughput trade-off of each parameter point: the serial load (1) and the
+batch load (--num-prompts) first, then --workload-iters loads evenly spaced between the request
+rates (or concurrencies) they reached, as \`vllm bench sweep serve_workload\` does.
+`,
+    run: async (flags, _positionals, hooks) => {
+      const args = resolveSweepWorkloadArgs(flags, 'workload')
+      await runSweepWorkload(args, hooks)
+      return args
+    },
+  },
+  serve_sla: {
+    flags: SWEEP_SLA_FLAGS,
+    usage: `Usage: servebench sweep serve_sla --serve-cmd CMD --bench-cmd CMD [flags]
+
+The older name of serve_workload (\`vllm bench sweep serve_sla\`), with its flags --sla-variable
+and --sla-iters and its folder names (the variable in the bench point's name).
+`,
+    run: async (flags, _positionals, hooks) => {
+      const args = resolveSweepWorkloadArgs(flags, 'sla')
+      await runSweepWorkload(args, hooks)
+      return args
+    },
+  },
+  startup: {
+    flags: SWEEP_STARTUP_FLAGS,
+    usage: `Usage: servebench sweep startup --startup-cmd CMD [flags]
+
+Times a server command from its start to GET /health answering 200, cold (empty caches) and warm,
+for each point of a parameter grid, and writes vllm bench startup's keys per run and summary.csv,
+as \`vllm bench sweep startup\` does.
+`,
+    run: async (flags, _positionals, hooks) => {
+      const args = resolveSweepStartupArgs(flags)
+      await runSweepStartup(args, hooks)
+      return args
+    },
+  },
+  plot: {
+    flags: SWEEP_PLOT_FLAGS,
+    outputDirArgument: true,
+    usage: `Usage: servebench sweep plot OUTPUT_DIR [flags]
+
+Draws performance curves from the summary.json files of a sweep under OUTPUT_DIR: one PNG per
+--fig-by group, a panel per --row-by × --col-by group, a curve per --curve-by group of --var-y
+against --var-x, as \`vllm bench sweep plot\` does.
+`,
+    run: async (flags, positionals, hooks) => {
+      const args = resolveSweepPlotArgs(flags, positionals)
+      await runSweepPlot(args, hooks.log)
+      return { dryRun: args.dryRun }
+    },
+  },
+  plot_pareto: {
+    flags: SWEEP_PLOT_PARETO_FLAGS,
+    outputDirArgument: true,
+    usage: `Usage: servebench sweep plot_pareto OUTPUT_DIR [flags]
+
+Draws the Pareto frontier between output tokens/s per user and per GPU of every run of a sweep
+under OUTPUT_DIR, in OUTPUT_DIR/pareto/PARETO.png, as \`vllm bench sweep plot_pareto\` does.
+`,
+    run: async (flags, positionals, hooks) => {
+      const args = resolveSweepPlotParetoArgs(flags, positionals)
+      await runSweepPlotPareto(args, hooks.log)
+      return { dryRun: args.dryRun }
+    },
+  },
+}
+
+const SWEEP_USAGE = `Usage: servebench sweep <command> [flags]
+
+Commands (as \`vllm bench sweep\`):
+  serve           a server per parameter point, benchmarked --num-runs times
+  serve_workload  the latency-throughput trade-off over loads from serial to batch
+  serve_sla       the older name of serve_workload
+  startup         the time from a server command's start to ready, over a parameter grid
+  plot            performance curves of a sweep's results (PNG)
+  plot_pareto     the Pareto frontier of tokens/s per user against tokens/s per GPU (PNG)
 `
 
-/** `servebench sweep <command>`: only `serve` (as `vllm bench sweep serve`). */
+/** `servebench sweep <command>`. */
 export async function runSweepCommand(argv: readonly string[]): Promise<number> {
   const [sub, ...rest] = argv
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(`${SWEEP_USAGE}\nSee servebench sweep serve --help.\n`)
+    process.stdout.write(`${SWEEP_USAGE}\nSee servebench sweep <command> --help.\n`)
     return sub === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
   }
-  if (sub !== 'serve') {
+  const command = Object.hasOwn(SWEEP_COMMANDS, sub) ? SWEEP_COMMANDS[sub] : undefined
+  if (!command) {
     console.error(
-      `servebench: unknown sweep command "${sub}"; valid: serve (see servebench sweep serve --help)`,
+      `servebench: unknown sweep command "${sub}"; valid: ${Object.keys(SWEEP_COMMANDS).join(', ')} (see servebench sweep --help)`,
     )
     return EXIT_CODES.usage
   }
   // vLLM's FlexibleArgumentParser reads these flags too: --config file.yaml and dotted keys.
-  const { flags } = parseServeArgv(rest, SWEEP_SERVE_FLAGS, 'servebench sweep serve')
+  const name = `servebench sweep ${sub}`
+  const { flags, positionals } = command.outputDirArgument
+    ? rest.includes('--help') || rest.includes('-h')
+      ? { flags: new Map([['--help', true as const]]) as ParsedFlags, positionals: [] }
+      : parseCommandArgs(rest, {
+          command: name,
+          flags: command.flags,
+          positionals: { what: 'OUTPUT_DIR', min: 1, max: 1 },
+        })
+    : { ...parseServeArgv(rest, command.flags, name), positionals: [] }
   if (flags.has('--help')) {
-    process.stdout.write(formatSweepServeHelp())
+    process.stdout.write(formatHelp(command))
     return EXIT_CODES.ok
   }
-  const args = resolveSweepServeArgs(flags)
   let server: ServerProcess | undefined
   // A server runs in a process group of its own: stop it before leaving on a signal.
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -38,16 +169,19 @@ export async function runSweepCommand(argv: readonly string[]): Promise<number> 
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    await runSweepServe(args, {
+    const done = await command.run(flags, positionals, {
       log: (line) => console.log(line),
       onServer: (current) => {
         server = current
       },
     })
-    console.log(`Experiment ${args.dryRun ? 'will be' : 'has been'} saved at: ${args.experimentDir}`)
+    if (done.experimentDir !== undefined)
+      console.log(`Experiment ${done.dryRun ? 'will be' : 'has been'} saved at: ${done.experimentDir}`)
     return EXIT_CODES.ok
   } catch (error) {
+    if ((error as { code?: unknown }).code === 'SERVEBENCH_CONFIG') throw error
     console.error(`servebench: ${(error as Error).name}: ${(error as Error).message}`)
+    if (command.outputDirArgument) return EXIT_CODES.verdictFailed
     console.error(
       `servebench: the sweep stopped early; run it again with --resume (and the same -o/-e) to continue from its last result`,
     )
@@ -58,13 +192,14 @@ export async function runSweepCommand(argv: readonly string[]): Promise<number> 
   }
 }
 
-function formatSweepServeHelp(): string {
-  const lines = [SWEEP_USAGE, 'Flags:']
-  for (const flag of SWEEP_SERVE_FLAGS) {
+function formatHelp(command: SweepCommand): string {
+  const lines = [command.usage, 'Flags:']
+  for (const flag of command.flags) {
     const names = [flag.name, ...(flag.aliases ?? [])].join(', ')
     const value = flag.type === 'boolean' ? '' : ' VALUE'
+    const choices = flag.choices ? ` One of: ${flag.choices.join(', ')}.` : ''
     const extra = flag.default !== undefined ? ` (default: ${flag.default})` : ''
-    lines.push(`  ${`${names}${value}`.padEnd(30)} ${flag.help}${extra}`)
+    lines.push(`  ${`${names}${value}`.padEnd(30)} ${flag.help}${choices}${extra}`)
   }
   lines.push('')
   return lines.join('\n')

@@ -119,13 +119,30 @@ export function linkedPointsMatch(
 
 /**
  * The folder of one serve × bench point under the experiment folder:
- * `SERVE--<serve name>-BENCH--<bench name>`, `/` → `_` and `..` → `__`. Python: _get_comb_base_path.
+ * `SERVE--<serve name>-BENCH--<bench name>` (`benchTag` `STARTUP-` for `sweep startup`), then any
+ * `extra` parts (`WL-`, `request_rate=4`), `/` → `_` and `..` → `__`. Python: _get_comb_base_path.
  */
-export function pointFolderName(serve: SweepItem, bench: SweepItem): string {
+export function pointFolderName(
+  serve: SweepItem,
+  bench: SweepItem,
+  extra: readonly string[] = [],
+  benchTag = 'BENCH-',
+): string {
   const parts: string[] = []
   if (Object.keys(serve).length > 0) parts.push('SERVE-', sweepItemName(serve))
-  if (Object.keys(bench).length > 0) parts.push('BENCH-', sweepItemName(bench))
-  return parts.join('-').replaceAll('/', '_').replaceAll('..', '__')
+  if (Object.keys(bench).length > 0) parts.push(benchTag, sweepItemName(bench))
+  parts.push(...extra)
+  return sanitizeFilename(parts.join('-'))
+}
+
+/** `/` → `_` and `..` → `__`. Python: sanitize_filename (vllm/benchmarks/sweep/utils.py). */
+export function sanitizeFilename(name: string): string {
+  return name.replaceAll('/', '_').replaceAll('..', '__')
+}
+
+/** Whether the item sets `key`, spelt with dashes or underscores. Python: ParameterSweepItem.has_param. */
+export function hasParam(item: SweepItem, key: string): boolean {
+  return paramKeyCandidates(key).some((candidate) => candidate in item)
 }
 
 /** A value as Python's `str()` writes it (`True`, `None`, `[1, 2]`, `{'a': 1}`). */

@@ -16,7 +16,8 @@ import { runCommand, ServerProcess, SweepStepError } from './server-process.ts'
 import { summaryCsv } from './summary-csv.ts'
 import type { SweepServeArgs } from './sweep-flags.ts'
 
-type RunData = Record<string, unknown>
+/** One run's result with `run_number` and the point's parameters added. */
+export type RunData = Record<string, unknown>
 
 /** What the sweep prints (upstream's `[BEGIN SERVER]` … lines) and the server it is running, for a signal handler. */
 export interface SweepHooks {
@@ -32,68 +33,89 @@ export interface SweepHooks {
  * again (`--resume`). Python: run_combs (vllm/benchmarks/sweep/serve.py).
  */
 export async function runSweepServe(args: SweepServeArgs, hooks: SweepHooks): Promise<RunData[] | undefined> {
-  const { log } = hooks
   const allData: RunData[] = []
   for (const serve of args.serveParams) {
-    try {
-      const points = args.benchParams.filter((bench) => linkedPointsMatch(serve, bench, args.linkVars))
-      // Deviation: Python also counts bench points the link variables exclude, so it starts a
-      // server on every resume; only the points that will run are checked here.
-      const needsServer = points.some(
-        (bench) => !existsSync(join(args.experimentDir, pointFolderName(serve, bench), 'summary.json')),
-      )
-      let server: ServerProcess | undefined
-      if (needsServer) {
-        const command = applyToCommand(serve, args.serveCommand)
-        log('[BEGIN SERVER]')
-        log(`Server overrides: ${pythonStr(serve)}`)
-        log(`Server command: ${pythonStr(command)}`)
-        if (!args.dryRun) {
-          server = new ServerProcess(command, {
-            showStdout: args.showStdout,
-            afterBenchCommand: args.afterBenchCommand,
-            log,
-          })
-          hooks.onServer?.(server)
-          server.start()
-        }
+    const points = args.benchParams.filter((bench) => linkedPointsMatch(serve, bench, args.linkVars))
+    // Deviation: Python also counts bench points the link variables exclude, so it starts a
+    // server on every resume; only the points that will run are checked here.
+    const needsServer = points.some(
+      (bench) => !existsSync(join(args.experimentDir, pointFolderName(serve, bench), 'summary.json')),
+    )
+    await withServer(args, serve, needsServer, hooks, async (server) => {
+      for (const bench of points) {
+        const folder = join(args.experimentDir, pointFolderName(serve, bench))
+        const data = await runComb(args, server, serve, bench, folder, hooks.log)
+        if (data) allData.push(...data)
       }
-      try {
-        await server?.waitUntilReady(args.serverReadyTimeoutS)
-        for (const bench of points) {
-          const data = await runPoint(args, server, serve, bench, log)
-          if (data) allData.push(...data)
-        }
-      } finally {
-        await server?.stop()
-        hooks.onServer?.(undefined)
-        if (needsServer) log('[END SERVER]')
-      }
-    } catch (error) {
-      if (!args.continueOnError) throw error
-      const name = `SERVE-${sweepItemName(serve) || 'default'}-failure.json`
-        .replaceAll('/', '_')
-        .replaceAll('..', '__')
-      const path = join(args.experimentDir, name)
-      await writeJson(path, { ...failure(error), serve_overrides: serve }, 2)
-      log(`[FAILED SERVER COMBINATION] ${sweepItemName(serve) || '(default)'}: ${errorText(error)}`)
-      log(`Failure details: ${path}`)
-    }
+    })
   }
   if (args.dryRun) return undefined
   await writeReportFile(join(args.experimentDir, 'summary.csv'), summaryCsv(allData))
   return allData
 }
 
-/** One serve × bench point: the warmup, then `--num-runs` runs, then its `summary.json`. Python: run_comb. */
-async function runPoint(
+/**
+ * Runs `body` with the serve point's server started and ready (none on a dry run or when
+ * `needsServer` is false), then stops its process group. With `--continue-on-error`, a failure
+ * is written to `SERVE-<point>-failure.json` and the sweep goes on. Python: server_ctx, run_server.
+ */
+export async function withServer(
+  args: SweepServeArgs,
+  serve: SweepItem,
+  needsServer: boolean,
+  hooks: SweepHooks,
+  body: (server: ServerProcess | undefined) => Promise<void>,
+): Promise<void> {
+  const { log } = hooks
+  try {
+    let server: ServerProcess | undefined
+    if (needsServer) {
+      const command = applyToCommand(serve, args.serveCommand)
+      log('[BEGIN SERVER]')
+      log(`Server overrides: ${pythonStr(serve)}`)
+      log(`Server command: ${pythonStr(command)}`)
+      if (!args.dryRun) {
+        server = new ServerProcess(command, {
+          showStdout: args.showStdout,
+          afterBenchCommand: args.afterBenchCommand,
+          log,
+        })
+        hooks.onServer?.(server)
+        server.start()
+      }
+    }
+    try {
+      await server?.waitUntilReady(args.serverReadyTimeoutS)
+      await body(server)
+    } finally {
+      await server?.stop()
+      hooks.onServer?.(undefined)
+      if (needsServer) log('[END SERVER]')
+    }
+  } catch (error) {
+    if (!args.continueOnError) throw error
+    const name = `SERVE-${sweepItemName(serve) || 'default'}-failure.json`
+      .replaceAll('/', '_')
+      .replaceAll('..', '__')
+    const path = join(args.experimentDir, name)
+    await writeJson(path, { ...failure(error), serve_overrides: serve }, 2)
+    log(`[FAILED SERVER COMBINATION] ${sweepItemName(serve) || '(default)'}: ${errorText(error)}`)
+    log(`Failure details: ${path}`)
+  }
+}
+
+/**
+ * One serve × bench point in `folder`: the warmup, then `--num-runs` runs, then its
+ * `summary.json`; undefined on a dry run. Python: run_comb.
+ */
+export async function runComb(
   args: SweepServeArgs,
   server: ServerProcess | undefined,
   serve: SweepItem,
   bench: SweepItem,
+  folder: string,
   log: (line: string) => void,
 ): Promise<RunData[] | undefined> {
-  const folder = join(args.experimentDir, pointFolderName(serve, bench))
   const runOne = async (
     overrides: SweepItem,
     runNumber: number,

@@ -18,6 +18,8 @@ export interface ServerProcessOptions {
   /** `--after-bench-cmd`, split into words; empty for the default cache reset. */
   afterBenchCommand: readonly string[]
   log: (line: string) => void
+  /** Variables added to the command's environment (`sweep startup`'s fresh caches of a cold start). */
+  env?: Readonly<Record<string, string>>
 }
 
 /** vLLM's cache-reset endpoints, posted after each benchmark of a `vllm` server. */
@@ -48,7 +50,7 @@ export class ServerProcess {
       detached: true,
       stdio: ['ignore', this.options.showStdout ? 'inherit' : 'ignore', 'inherit'],
       // As Python: the reset endpoints of a vLLM server need its dev mode.
-      env: { ...process.env, VLLM_SERVER_DEV_MODE: '1' },
+      env: { ...process.env, VLLM_SERVER_DEV_MODE: '1', ...this.options.env },
     })
     this.child = child
     this.exit = new Promise((resolve) => {
@@ -67,8 +69,11 @@ export class ServerProcess {
     return `http://${host}:${port}`
   }
 
-  /** Polls `GET /health` every 250 ms until it answers 200; fails when the process exits first or `timeoutS` passes. */
-  async waitUntilReady(timeoutS: number): Promise<void> {
+  /**
+   * Polls `GET /health` every `pollMs` (250) ms until it answers 200; fails when the process exits
+   * first or `timeoutS` passes.
+   */
+  async waitUntilReady(timeoutS: number, pollMs = READY_POLL_INTERVAL_MS): Promise<void> {
     const deadline = performance.now() + timeoutS * 1000
     for (;;) {
       if (await this.isReady()) return
@@ -79,7 +84,7 @@ export class ServerProcess {
       if (performance.now() > deadline) {
         throw new SweepStepError('TimeoutError', `Server failed to become ready within ${timeoutS} seconds.`)
       }
-      await Promise.race([sleep(READY_POLL_INTERVAL_MS), this.exit])
+      await Promise.race([sleep(pollMs), this.exit])
     }
   }
 

@@ -178,7 +178,7 @@ export function resolveSweepServeArgs(flags: ParsedFlags, now: Date = new Date()
 }
 
 /** `YYYYMMDD_HHMMSS` in local time, as Python's `datetime.now().strftime("%Y%m%d_%H%M%S")`. */
-function timestamp(now: Date): string {
+export function timestamp(now: Date): string {
   const pad = (n: number): string => String(n).padStart(2, '0')
   return `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}_${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`
 }

@@ -136,6 +136,13 @@ export async function readChartLibrary(): Promise<{ js: string; css: string }> {
   return { js, css }
 }
 
+/** Writes a figure (a sweep's PNG) whole, creating its folder; returns its path. */
+export async function writeFigure(path: string, png: Uint8Array): Promise<string> {
+  await ensureDir(dirname(path))
+  await writeFileAtomic(path, png)
+  return path
+}
+
 /** Writes a report file (HTML report, CSV, PR comment) whole, creating its folder; returns its path. */
 export async function writeReportFile(path: string, content: string): Promise<string> {
   await ensureDir(dirname(path))

@@ -5,6 +5,7 @@
  * configuration, client self-check), a comparison of two results, sweeps (`sweep-charts.ts`), and
  * the history trends. Pure.
  */
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { compareDeltaRows } from '../compare/compare-markdown.ts'
 import { readServerMetrics } from '../result/server-metrics-key.ts'
 import type { SweepParameter } from '../result/sweep.ts'
@@ -12,6 +13,7 @@ import { type HistoryEntry, type HistoryTrend, historyTrends } from '../summary/
 import { num, percent } from '../summary/pr-comment.ts'
 import type { Verdict, VerdictCheck } from '../summary/run-summary.ts'
 import { MARKS } from '../summary/verdict-marks.ts'
+import { capacitySection } from './capacity-charts.ts'
 import { LATENCY_METRICS, percentileCharts, throughputBars } from './percentile-charts.ts'
 import {
   type ChartMark,
@@ -60,6 +62,8 @@ export interface ReportContent {
   results: ReportResult[]
   /** The history file's entries: one trend chart per metric. */
   history?: HistoryEntry[]
+  /** Capacity searches (`servebench capacity`, a suite's capacity benchmark), each with its name. */
+  capacities?: Array<{ name: string; file: CapacityResultFile }>
 }
 
 const VERDICT_COLOR = {
@@ -94,11 +98,13 @@ const HEADLINE_KEYS = [
 ] as const
 
 /**
- * Every section, in reading order: the comparison of the two results outside any sweep, each
- * sweep, each benchmark (a sweep's points in the order of the value swept), history.
+ * Every section, in reading order: each capacity search, the comparison of the two results outside
+ * any sweep, each sweep, each benchmark (a sweep's points in the order of the value swept), history.
  */
 export function reportSections(content: ReportContent): ReportSection[] {
-  const sections: ReportSection[] = []
+  const sections: ReportSection[] = (content.capacities ?? []).map((c, i) =>
+    capacitySection(i === 0 ? 'capacity' : `capacity-${i}`, c.name, c.file),
+  )
   const { groups, rest } = sweepGroups(content.results)
   if (rest.length === 2) sections.push(comparisonSection(rest[0]!, rest[1]!))
   groups.forEach((g, i) => {

@@ -1,11 +1,13 @@
 /**
  * A sweep in the HTML report: the points of a combined sweep file (`--sweep-* --save-result`) or
  * of result files that differ in one load parameter, in the order of the value swept; their
- * latencies and output throughput against that value, the knee marked; and a table of the points.
+ * latencies and output throughput against that value, the knee marked; the Pareto frontier of
+ * tokens/s per user against tokens/s per GPU (`pareto-chart.ts`); and a table of the points.
  * Pure.
  */
 import { type SweepParameter, sweepLabel } from '../result/sweep.ts'
 import { num } from '../summary/pr-comment.ts'
+import { paretoChart } from './pareto-chart.ts'
 import { type ChartMark, type ChartSpec, COLORS, extent } from './report-charts.ts'
 import type { ReportResult, ReportSection } from './report-sections.ts'
 
@@ -53,6 +55,25 @@ export function sweepFileResults(name: string, file: Record<string, unknown>): R
         sweep: { name, parameter, value },
       },
     ]
+  })
+}
+
+/**
+ * The runs of a `servebench sweep` summary.json (a list of results with the point's parameters),
+ * each a point named `<experiment> › concurrency=8`, swept by the load parameter in which they
+ * differ (max concurrency when neither or both do).
+ */
+export function sweepRunsResults(name: string, runs: ReadonlyArray<Record<string, unknown>>): ReportResult[] {
+  const parameter = sweptParameter(runs) ?? 'max_concurrency'
+  return runs.map((result, i) => {
+    const value = sweptValue(result, parameter) ?? i
+    const run =
+      typeof result.run_number === 'number' && result.run_number > 0 ? ` run ${result.run_number}` : ''
+    return {
+      name: `${name} › ${sweepLabel(parameter, value)}${run}`,
+      result,
+      sweep: { name, parameter, value },
+    }
   })
 }
 
@@ -122,6 +143,10 @@ export function sweepSection(id: string, group: SweepGroup): ReportSection {
     ),
   }))
   const chart = sweepChart(`${id}-latency`, group.parameter, points, outputs ? 'output tok/s' : 'req/s')
+  const pareto = paretoChart(
+    `${id}-pareto`,
+    group.results.map((r) => r.result),
+  )
   const knee = chart.marks?.[0]
   const kneeOn = chart.series.at(-1)?.label
   const column = group.parameter === 'max_concurrency' ? 'concurrency' : 'rate (req/s)'
@@ -133,7 +158,7 @@ export function sweepSection(id: string, group: SweepGroup): ReportSection {
           `The knee (Kneedle on ${kneeOn} against ${outputs ? 'output' : 'request'} throughput) is at ${knee.label.replace(/^knee: /, '')}.`,
         ]
       : [],
-    charts: [chart],
+    charts: pareto ? [chart, pareto] : [chart],
     tables: [
       {
         title: 'Points',

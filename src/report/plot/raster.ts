@@ -49,6 +49,30 @@ export class Canvas implements RgbImage {
     this.fillRect(x + w - 1, y, 1, h, color)
   }
 
+  /** A straight line from (x0, y0) to (x1, y1), `width` pixels thick (squares stamped along it). */
+  line(x0: number, y0: number, x1: number, y1: number, color: Rgb, width = 2): void {
+    const steps = Math.max(1, Math.ceil(Math.max(Math.abs(x1 - x0), Math.abs(y1 - y0))))
+    const half = width / 2
+    for (let i = 0; i <= steps; i++) {
+      const x = x0 + ((x1 - x0) * i) / steps
+      const y = y0 + ((y1 - y0) * i) / steps
+      this.fillRect(x - half, y - half, width, width, color)
+    }
+  }
+
+  /** A filled disc of radius `r` centred on (cx, cy); `alpha` < 1 blends over what is there. */
+  disc(cx: number, cy: number, r: number, color: Rgb, alpha = 1): void {
+    const x0 = Math.max(0, Math.floor(cx - r))
+    const x1 = Math.min(this.width - 1, Math.ceil(cx + r))
+    const y0 = Math.max(0, Math.floor(cy - r))
+    const y1 = Math.min(this.height - 1, Math.ceil(cy + r))
+    for (let py = y0; py <= y1; py++) {
+      for (let px = x0; px <= x1; px++) {
+        if ((px - cx) ** 2 + (py - cy) ** 2 <= r * r) this.blend(px, py, color, alpha)
+      }
+    }
+  }
+
   /**
    * Draws `text` with its top at `y` and its anchor at `x` (per `align`), each font pixel a
    * `scale`×`scale` square. Returns the width drawn.
