@@ -3,9 +3,9 @@
  * configured workload at one load, extended by rounds merged as one run (`mergeRounds`), judged
  * by `judge.ts`; the search (`search.ts`) chooses the loads. The CLI and the suites call it.
  *
- * Every load's first round uses the run's `--seed`, so each load sends the same prompts and the
- * same arrival pattern scaled to its rate (common random numbers: loads differ only by their load,
- * and a repeated search repeats its probes); the k-th extension of any load uses seed + k.
+ * Seeds are fixed by the probe's place in the search: probe i's round k uses `--seed` + 1000 i + k,
+ * so a repeated search (the same verdicts) sends the same prompts at the same loads, while no probe
+ * repeats another's prompts (a server's prefix cache would make the later one faster).
  */
 import { performance } from 'node:perf_hooks'
 import type { BenchConfig, GoodputConfig } from '../config/bench-config.ts'
@@ -61,7 +61,8 @@ export async function runCapacity(input: CapacityRunInput): Promise<CapacityRun>
   const measureProbe = async (load: number, requests: number, round: number): Promise<ProbeState> => {
     if (input.signal?.aborted) interrupted = true
     if (interrupted) throw new Interrupted()
-    const roundConfig = probeConfig(config, search, load, requests, round, first)
+    const index = round === 0 ? files.length : files.findIndex((p) => p.load === load)
+    const roundConfig = probeConfig(config, search, load, requests, index * 1000 + round, first)
     first = false
     const outcome = await measure(roundConfig)
     if (outcome.interrupted || input.signal?.aborted) interrupted = true
@@ -90,8 +91,7 @@ export async function runCapacity(input: CapacityRunInput): Promise<CapacityRun>
       rounds: atLoad.length,
       ...(atLoad.some((o) => o.clientHealth?.saturated) ? { client_saturated: true } : {}),
     }
-    const index = files.findIndex((p) => p.load === load)
-    if (index >= 0) files[index] = probe
+    if (round > 0) files[index] = probe
     else files.push(probe)
     if (interrupted) throw new Interrupted()
     return state
@@ -132,19 +132,19 @@ export async function runCapacity(input: CapacityRunInput): Promise<CapacityRun>
   return { file, outcome, interrupted }
 }
 
-/** The run of one probe round: the varied load set, `requests` prompts, the round's seed. */
+/** The run of one probe round: the varied load set, `requests` prompts, the seed `--seed` + `seedOffset`. */
 export function probeConfig(
   config: BenchConfig,
   search: Pick<ResolvedCapacitySearch, 'vary'>,
   load: number,
   requests: number,
-  round: number,
+  seedOffset: number,
   first: boolean,
 ): BenchConfig {
   return {
     ...config,
     numPrompts: requests,
-    seed: config.seed + round,
+    seed: config.seed + seedOffset,
     load:
       search.vary === 'request-rate'
         ? { ...config.load, requestRate: load }
