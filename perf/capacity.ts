@@ -81,7 +81,7 @@ export const PROFILES: readonly Profile[] = [
     ],
     workload: ['--random-input-len', '32', '--random-output-len', '16'],
     slo: 'p90_ttft_ms:100',
-    scan: [15, 60],
+    scan: [36, 60],
   },
 ]
 
