@@ -108,7 +108,7 @@ describe('servebench capacity', () => {
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/^no capacity: even 20 req\/s breaks p90 TTFT ≤ 20 ms; \d+ loads probed/m)
     const [name] = await readdir(tmpDir)
-    expect(name).toMatch(/^capacity-openai-servebench-sim-model-\d{8}-\d{6}\.json$/)
+    expect(name).toMatch(/^capacity-openai-servebench_sim-model-\d{8}-\d{6}\.json$/)
     const file = parsePythonJson(await readFile(join(tmpDir, name!), 'utf8')) as CapacityResultFile
     expect(file.capacity).toMatchObject({
       value: null,
@@ -122,7 +122,7 @@ describe('servebench capacity', () => {
   test('exits 2 on an unknown --slo metric, listing the valid ones', async () => {
     const run = await runCli(['capacity', '--slo', 'p99_latency:500', ...WORKLOAD])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('--slo: has an unknown metric "p99_latency" in "p99_latency:500"; valid: ')
+    expect(run.stderr).toContain('--slo has an unknown metric "p99_latency" in "p99_latency:500"; valid: ')
     expect(run.stderr).toContain('p99_ttft_ms, mean_tpot_ms, p90_e2el_ms, median_itl_ms')
   })
 
@@ -138,13 +138,13 @@ describe('servebench capacity', () => {
       ...WORKLOAD,
     ])
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('--vary: must be one of request-rate, max-concurrency (got "qps")')
-    expect(run.stderr).toContain('--slo: is required')
-    expect(run.stderr).toContain('--num-prompts: is not a servebench capacity flag')
-    expect(run.stderr).toContain('--request-rate: is what the search varies')
+    expect(run.stderr).toContain('--vary must be one of request-rate, max-concurrency (got "qps")')
+    expect(run.stderr).toContain('--slo is required')
+    expect(run.stderr).toContain('--num-prompts is not a servebench capacity flag')
+    expect(run.stderr).toContain('--request-rate is what the search varies')
     const bound = await runCli(['capacity', '--slo', 'p99_ttft_ms:fast', ...WORKLOAD])
     expect(bound.code).toBe(2)
-    expect(bound.stderr).toContain('--slo: must be METRIC:BOUND')
+    expect(bound.stderr).toContain('--slo must be METRIC:BOUND')
     const range = await runCli([
       'capacity',
       '--slo',
@@ -155,7 +155,7 @@ describe('servebench capacity', () => {
       '5',
     ])
     expect(range.code).toBe(2)
-    expect(range.stderr).toContain('--max-load: must be at least the minimum load 10 (got 5)')
+    expect(range.stderr).toContain('--max-load must be at least the minimum load 10 (got 5)')
   })
 
   test('--help lists the capacity flags with their defaults', async () => {
