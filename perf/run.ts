@@ -7,7 +7,7 @@ import type { ClientOverhead } from './client-overhead.ts'
 // Each section is loaded only when it runs: some need development dependencies (a Hugging Face
 // tokenizer file), and `many-core` must run on a production install with tsx alone.
 // `npm run perf -- client sim dataset dispatch threads gate self-check first-tries python split
-// versus many-core hostile-memory bad-input` picks sections; none given runs the first four.
+// versus many-core hostile-memory bad-input capacity` picks sections; none given runs the first four.
 const picked = process.argv.slice(2)
 const OPT_IN = [
   'threads',
@@ -20,6 +20,7 @@ const OPT_IN = [
   'many-core',
   'hostile-memory',
   'bad-input',
+  'capacity',
 ]
 const wants = (section: string): boolean =>
   picked.length === 0 ? !OPT_IN.includes(section) : picked.includes(section)
@@ -99,6 +100,7 @@ if (wants('versus')) await (await import('./versus.ts')).printVersus()
 if (wants('many-core')) await (await import('./many-core.ts')).printManyCore()
 if (wants('hostile-memory')) await (await import('./hostile-memory.ts')).printHostileMemory()
 if (wants('bad-input')) await (await import('./bad-input.ts')).printBadInput()
+if (wants('capacity')) await (await import('./capacity.ts')).printCapacity()
 
 type ClientRun = (typeof runs)[number]
 

@@ -5,6 +5,16 @@
 import './vitest/shared/meta.ts'
 
 export type {
+  CapacityAnswer,
+  CapacityCheck,
+  CapacityProbe,
+  CapacityResultFile,
+  CapacitySlo,
+  CapacityVary,
+} from './capacity/capacity-result.ts'
+export type { CapacitySearchOptions } from './capacity/options.ts'
+export { type CapacityRun, type CapacityRunInput, runCapacity } from './capacity/run-capacity.ts'
+export type {
   BackendName,
   BenchConfig,
   GoodputConfig,
@@ -58,6 +68,14 @@ export { type RunHooks, type RunOutcome, runBenchmark } from './runner/run-bench
 export type { SimOptions } from './sim/options.ts'
 export { type SimServer, startSimulator } from './sim/server.ts'
 export { datasets, endpoint, load } from './vitest/runtime/builders.ts'
+export type {
+  CapacityAssertions,
+  CapacityBenchFn,
+  CapacityBenchOptions,
+  CapacityLatencyBounds,
+  CapacitySloSpec,
+} from './vitest/runtime/capacity-bench.ts'
+export type { SustainExpectation } from './vitest/runtime/capacity-checks.ts'
 export {
   type Assertions,
   type ServeBench,

@@ -27,6 +27,8 @@ export interface CapacityCheck {
   estimate: number
   lower: number
   upper: number
+  /** For `inconclusive`: about how many requests at this load would decide it. */
+  needed_requests?: number
 }
 
 /** One probed load: its verdict over all SLOs, each SLO's check, and the run's own result. */
@@ -40,12 +42,23 @@ export interface CapacityProbe {
   checks: CapacityCheck[]
   /** The probe's result in the Python schema, without per-request arrays. */
   result: Record<string, unknown>
+  /** Rounds measured at this load: 1, or more when an inconclusive probe was extended. */
+  rounds?: number
+  /** The client self-check found the client saturated in a round: its latencies measure the client. */
+  client_saturated?: boolean
 }
 
 export interface CapacityAnswer {
-  /** Highest load found to hold every SLO; null when even the lowest load breaks one. */
+  /**
+   * The capacity: where the probes' point estimates cross the binding SLO's bound, between the
+   * highest load that passed and the lowest that failed (the highest passing load when none
+   * failed); null when even the lowest load breaks an SLO.
+   */
   value: number | null
-  /** The answer's interval at `confidence` (lower ≤ value ≤ upper). */
+  /**
+   * The answer's interval (lower ≤ value ≤ upper): the highest load that passed and the lowest
+   * that failed, each a verdict at `confidence`; `upper` is null when the top of the range passed.
+   */
   lower: number | null
   upper: number | null
   vary: CapacityVary
@@ -65,6 +78,8 @@ export interface CapacityResultFile {
   base_url: string
   capacity: CapacityAnswer
   slos: CapacitySlo[]
+  /** The per-request limits (ms) a `goodput` SLO counts requests by (`--goodput`). */
+  goodput?: { ttft?: number; tpot?: number; e2el?: number }
   /** Probes in the order they were run. */
   probes: CapacityProbe[]
   search: {
@@ -73,8 +88,13 @@ export interface CapacityResultFile {
     max_load: number
     precision: number
     budget_requests: number
+    /** Requests of a probe's first round, and the most at one load. */
+    probe_requests?: number
+    max_probe_requests?: number
     probed: number
     total_requests: number
     duration_s: number
+    /** Why the search stopped: `precision`, `budget`, `top-passes`, `lowest-fails`, `lowest-undecided`, `no-gap`, `interrupted`. */
+    stop?: string
   }
 }

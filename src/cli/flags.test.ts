@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { CAPACITY_COMMAND_FLAGS } from './capacity-flags.ts'
 import { findFlag, SERVE_FLAGS } from './flags.ts'
-import { CLI_DOC_PATH, renderCliFlagsDoc } from './gen-docs.ts'
+import { CAPACITY_DOC_PATH, CLI_DOC_PATH, renderCliFlagsDoc, withCapacityFlagTable } from './gen-docs.ts'
 
 // Python flags servebench does not implement yet; each is rejected with a clear message.
 // The list must shrink as features land: a flag here that became supported fails the test.
@@ -31,5 +32,16 @@ describe('flag table', () => {
 
   it('matches the generated docs/cli-flags.md (run `npm run docs:cli` after changing flags)', () => {
     expect(readFileSync(CLI_DOC_PATH, 'utf8')).toBe(renderCliFlagsDoc())
+  })
+
+  it("matches docs/capacity.md's table of the capacity flags (run `npm run docs:cli`)", () => {
+    const doc = readFileSync(CAPACITY_DOC_PATH, 'utf8')
+    expect(doc).toBe(withCapacityFlagTable(doc))
+    expect(doc).toContain('| `--slo` | list |')
+  })
+
+  it('the capacity flags share no name with the serve flags they are read with', () => {
+    const names = CAPACITY_COMMAND_FLAGS.flatMap((f) => [f.name, ...(f.aliases ?? [])])
+    expect(new Set(names).size).toBe(names.length)
   })
 })

@@ -17,6 +17,7 @@ export type FlagGroup =
   | 'Metrics'
   | 'Output'
   | 'Client'
+  | 'Capacity'
 
 /**
  * - `supported`: implemented.

@@ -9,6 +9,8 @@ const USAGE = `Usage: servebench <command> [flags]
 Commands:
   serve   Benchmark an endpoint with the flags of \`vllm bench serve\` (servebench serve --help)
   sim     Start the embedded simulated vLLM server (servebench sim --help)
+  capacity
+          The highest load at which SLOs hold: servebench capacity --slo p99_ttft_ms:500 [serve flags]
   compare Diff two saved results: servebench compare A.json B.json [--markdown] [--fail-on p99_ttft_ms:+10%]
   merge   Join the segment files of --segment i/n runs into one result (servebench merge --help)
   report  One HTML report of saved results: servebench report A.json… -o report.html
@@ -34,6 +36,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/serve.ts')).runServeCommand(rest)
       case 'sim':
         return await (await import('./commands/sim.ts')).runSim(rest)
+      case 'capacity':
+        return await (await import('./commands/capacity.ts')).runCapacityCommand(rest)
       case 'compare':
         return await (await import('./commands/compare.ts')).runCompareCommand(rest)
       case 'merge':
@@ -56,7 +60,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return command === undefined ? EXIT_CODES.usage : EXIT_CODES.ok
       default:
         console.error(
-          `servebench: unknown command "${command}"; valid: serve, sim, compare, merge, report, sweep, merge-summaries (see servebench --help)`,
+          `servebench: unknown command "${command}"; valid: serve, sim, capacity, compare, merge, report, sweep, merge-summaries (see servebench --help)`,
         )
         return EXIT_CODES.usage
     }

@@ -24,6 +24,11 @@ export function configWorkload(config: BenchConfig): Record<string, unknown> {
   }
 }
 
+/** The stable id of any plain JSON value (the same hash as {@link configFingerprint}). */
+export function fingerprintOf(value: unknown): string {
+  return fnv1a(canonicalJson(value))
+}
+
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
   if (v !== null && typeof v === 'object') {

@@ -13,7 +13,7 @@
 export type VerdictValue = 'pass' | 'fail' | 'inconclusive' | 'invalid'
 
 /** The matchers that record a verdict. */
-export type VerdictMatcher = 'toMeetSLO' | 'toHaveGoodput' | 'toMatchBaseline'
+export type VerdictMatcher = 'toMeetSLO' | 'toHaveGoodput' | 'toMatchBaseline' | 'toSustain'
 
 /** One checked number of a verdict. */
 export interface VerdictCheck {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
+import type { CapacityAnswer } from '../../capacity/capacity-result.ts'
 import { BaselineError } from '../../errors.ts'
 import { writeFileAtomicSync } from '../../report/files/write-safe.ts'
 import { parsePythonJson } from '../../report/result/py-json.ts'
@@ -43,6 +44,11 @@ export interface BaselineRecord {
   workload?: Record<string, unknown>
   provenance?: BaselineProvenance
   runs: BaselineRun[]
+  /**
+   * The answer of a capacity search (`serveBench.capacity`), whose baseline is its answer rather
+   * than request samples (`runs` is then empty).
+   */
+  capacity?: CapacityAnswer
 }
 
 export interface BaselineFile {

@@ -261,7 +261,11 @@ function summarise(checks: VerdictCheck[], tolerance: number, alpha: number): st
   return `Baseline matched: ${checks.length} metric${checks.length === 1 ? '' : 's'} within the ${tol}`
 }
 
-function staleSummary(ctx: BaselineContext, record: BaselineRecord): string {
+/** Why a stored baseline no longer applies: the workload fields that changed, or the two fingerprints. */
+export function staleSummary(
+  ctx: Pick<BaselineContext, 'name' | 'fingerprint' | 'workload'>,
+  record: BaselineRecord,
+): string {
   const changes = record.workload && ctx.workload ? describeChanges(record.workload, ctx.workload) : []
   const what =
     changes.length > 0

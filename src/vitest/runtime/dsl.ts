@@ -12,6 +12,7 @@ import { endpointHeaders } from '../../runner/model-info.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { segmentFileOf } from '../../runner/segment-file-of.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
+import { type CapacityBenchFn, defineCapacity } from './capacity-bench.ts'
 import { baselineReplicates, lateResults } from './late-results.ts'
 import { collectProvenance } from './provenance.ts'
 import { runInRounds, suiteResult } from './rounds.ts'
@@ -39,6 +40,8 @@ export type ServeBenchEach = <T>(
 ) => void
 
 export interface ServeBench extends ServeBenchFn {
+  /** A capacity search: the highest load at which the SLOs hold (docs/capacity.md). @experimental */
+  capacity: CapacityBenchFn
   skip: ServeBenchFn
   only: ServeBenchFn
   todo(name: string): void
@@ -61,6 +64,7 @@ type TestLike = (
  * and `vitest run` alike; options are validated now, when the file is collected.
  */
 export const serveBench: ServeBench = Object.assign(define(test), {
+  capacity: defineCapacity(test, workerSettings),
   skip: define(test.skip),
   only: define(test.only),
   todo: (name: string) => test.todo(name),

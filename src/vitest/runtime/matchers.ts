@@ -1,10 +1,13 @@
 import { inject, type RunnerTestCase } from 'vitest'
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import { formatCheck, formatLine } from '../../report/summary/check-format.ts'
 import { worstVerdict } from '../../report/summary/verdict-marks.ts'
 import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
 import { baselineLabels, matchBaseline } from './baseline.ts'
 import { baselineFilePath, readBaseline } from './baseline-store.ts'
+import { matchCapacityBaseline } from './capacity-baseline.ts'
+import { checkSustain, isCapacityResult } from './capacity-checks.ts'
 import { baselineReplicates } from './late-results.ts'
 import {
   isBenchResult,
@@ -52,7 +55,22 @@ export const servebenchMatchers = {
     )
   },
 
+  toSustain(this: MatcherContext, received: unknown, expectation: unknown): MatcherResult {
+    if (!isCapacityResult(received))
+      throw new TypeError(
+        `toSustain expects the result that serveBench.capacity passes to its assertions (got ${describe(received)})`,
+      )
+    const check = checkSustain(received, expectation)
+    return finish(
+      this,
+      'toSustain',
+      [check],
+      (met, shown) => `${met ? 'Load sustained' : 'Load not sustained'}: ${shown}`,
+    )
+  },
+
   toMatchBaseline(this: MatcherContext, received: unknown, expectation: unknown = {}): MatcherResult {
+    if (isCapacityResult(received)) return capacityBaseline(this, received, expectation)
     const result = requireResult('toMatchBaseline', received)
     const task = this.task
     const meta = task?.meta.servebench
@@ -141,6 +159,45 @@ export const servebenchMatchers = {
   },
 }
 
+// toMatchBaseline on a capacity search's answer: the same snapshot semantics and verdicts.
+function capacityBaseline(
+  ctx: MatcherContext,
+  file: CapacityResultFile,
+  expectation: unknown,
+): MatcherResult {
+  const task = ctx.task
+  const meta = task?.meta.servebench
+  if (!task || !meta)
+    throw new TypeError(
+      'toMatchBaseline works only inside serveBench assertions (it needs the benchmark name and file)',
+    )
+  const outcome = matchCapacityBaseline(file, expectation, {
+    file: task.file.filepath,
+    name: task.fullTestName ?? task.name,
+    fingerprint: meta.fingerprint,
+    update: inject('servebench:update') ?? 'new',
+    baselineDir: inject('servebench:baselineDir') ?? '__baselines__',
+    root: inject('servebench:root') ?? process.cwd(),
+    ...(meta.provenance ? { provenance: meta.provenance } : {}),
+    ...(meta.workload ? { workload: meta.workload } : {}),
+  })
+  if (outcome.checks.length > 0) return finish(ctx, 'toMatchBaseline', outcome.checks, () => outcome.summary)
+  const recording = outcome.pass
+  meta.verdicts.push({
+    matcher: 'toMatchBaseline',
+    pass: outcome.pass !== ctx.isNot,
+    verdict: outcome.verdict,
+    summary: outcome.summary,
+    checks: [],
+    ...(recording ? { recording } : {}),
+  })
+  return {
+    pass: outcome.pass,
+    message: () =>
+      ctx.isNot ? `expected toMatchBaseline to fail, but it passed:\n${outcome.summary}` : outcome.summary,
+  }
+}
+
 function finish(
   ctx: MatcherContext,
   matcher: Verdict['matcher'],
@@ -161,7 +218,14 @@ function finish(
   const shown = (met ? checks : checks.filter((c) => !c.pass))
     .map((c) => (c.detail ? `${c.metric} ${c.detail}` : formatCheck(c)))
     .join('; ')
-  const what = matcher === 'toMatchBaseline' ? 'Baseline' : matcher === 'toHaveGoodput' ? 'Goodput' : 'SLO'
+  const what =
+    matcher === 'toMatchBaseline'
+      ? 'Baseline'
+      : matcher === 'toHaveGoodput'
+        ? 'Goodput'
+        : matcher === 'toSustain'
+          ? 'Load'
+          : 'SLO'
   const undecided = !met && checks.every((c) => c.pass || c.verdict === 'inconclusive')
   const summary = meta?.invalid
     ? `${what} invalid: ${meta.invalid}`

@@ -4,6 +4,7 @@
  */
 
 import type {} from 'vitest'
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import type { GoodputConfig } from '../../config/bench-config.ts'
 import type { EndpointOptions } from '../../config/dsl-options.ts'
 import type { VerdictOptions } from '../../config/verdict-options.ts'
@@ -11,6 +12,7 @@ import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
 import type { BenchResult } from '../../report/result/result-types.ts'
 import type { RunKind } from '../../report/result/run-result.ts'
 import type { Verdict } from '../../report/summary/run-summary.ts'
+import type { SustainExpectation } from '../runtime/capacity-checks.ts'
 import type { BaselineProvenance } from '../runtime/provenance.ts'
 
 // The verdict types are the summary contract's (report/summary/run-summary.ts): the matchers
@@ -116,6 +118,8 @@ export interface ServeBenchMeta {
   workload?: Record<string, unknown>
   /** What a check still inconclusive after the rounds does (`verdicts.inconclusive`). @default 'point' */
   inconclusivePolicy?: 'point' | 'fail' | 'warn'
+  /** A capacity search's result (`serveBench.capacity`); set before its assertions run. */
+  capacity?: CapacityResultFile
   /** Notes that did not fail the benchmark (failures above `maxFailureRatio` under `failOnErrorRatio`). */
   warnings?: string[]
   verdicts: Verdict[]
@@ -156,7 +160,12 @@ declare module 'vitest' {
     toMeetSLO(slo: SloSpec): T
     /** Enough requests meet the goodput SLO. */
     toHaveGoodput(expectation: GoodputExpectation): T
-    /** No metric regressed against the stored baseline beyond tolerance and noise. */
+    /**
+     * No metric regressed against the stored baseline beyond tolerance and noise; on a capacity
+     * search, the capacity did not drop by more than the tolerance.
+     */
     toMatchBaseline(expectation?: BaselineExpectation): T
+    /** A capacity search's interval holds the load: `{ requestRate }` or `{ maxConcurrency }`. */
+    toSustain(expectation: SustainExpectation): T
   }
 }
