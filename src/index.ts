@@ -59,6 +59,7 @@ export {
   type ServebenchErrorCode,
   TokenizerError,
 } from './errors.ts'
+export { isPoolingResult } from './metrics/result-samples.ts'
 export { type ResolveServeBenchContext, resolveServeBench } from './options/dry-run.ts'
 export { benchConfigFromDsl, configFingerprint } from './options/from-dsl.ts'
 export type { MultiTurnBenchResult } from './report/result/multi-turn.ts'
@@ -83,7 +84,6 @@ export {
   type ServeBenchFn,
   serveBench,
 } from './vitest/runtime/dsl.ts'
-export { isPoolingResult } from './vitest/runtime/samples.ts'
 export type {
   BaselineExpectation,
   GoodputExpectation,

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest'
+import { intendedSamplesMs } from '../src/metrics/result-samples.ts'
 import { resultForFile } from '../src/report/result/result-json.ts'
-import { intendedSamplesMs } from '../src/vitest/runtime/samples.ts'
 import { configFrom, runAndWrite, smallRunFlags } from './faults/fault-helpers.ts'
 import { test } from './helpers.ts'
 

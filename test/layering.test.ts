@@ -35,7 +35,7 @@ const RULES: Rule[] = [
     why: 'the simulator must not share code with the client it tests',
   },
   {
-    from: /^(runner|backends|datasets|tokenizer|schedule|metrics|report|config)\//,
+    from: /^(capacity|runner|backends|datasets|tokenizer|schedule|metrics|report|config)\//,
     forbidden: /^(cli|vitest)\//,
     why: 'the engine never imports a face',
   },
@@ -49,7 +49,7 @@ const RULES: Rule[] = [
     typesAllowed: /^datasets\/registry\.ts$/,
   },
   {
-    from: /^(runner|backends|datasets|tokenizer|schedule|metrics|report|config)\//,
+    from: /^(capacity|runner|backends|datasets|tokenizer|schedule|metrics|report|config)\//,
     forbidden: /^options\//,
     why: 'the engine takes a BenchConfig; reading the CLI and DSL options sits above it',
   },

@@ -50,6 +50,17 @@ describe('serveBench.capacity', () => {
     expect(verdicts[0]).toEqual(['toSustain', 'pass'])
     expect(verdicts[1][0]).toBe('toMatchBaseline')
     expect(verdicts[1][1]).not.toBe('fail')
+    // The search's file lies in the run folder, as `servebench capacity --save-result` writes it,
+    // and the summary names it.
+    const folder = await latestRunFolder(join(dir, 'results'))
+    expect(summary.benchmarks[0].resultFile).toMatch(/capacity-decode-capacity\.capacity\.json$/)
+    const capacity = JSON.parse(
+      await readFile(join(dir, 'results', summary.benchmarks[0].resultFile), 'utf8'),
+    )
+    expect(capacity.servebench_kind).toBe('capacity')
+    expect(capacity.capacity).toMatchObject({ vary: 'request-rate', binding_slo: 'mean_tpot_ms:40' })
+    expect(capacity.probes.length).toBeGreaterThan(1)
+    expect(folder).toContain(join(dir, 'results'))
   }, 120_000)
 
   it('fails, naming the check and its numbers, when the simulator is 20% slower', async () => {

@@ -10,8 +10,9 @@ import type { RequestRecord } from '../config/records.ts'
 import { type BoundCheck, checkProportionBound, checkStatisticBound } from '../metrics/bound-check.ts'
 import type { Decision } from '../metrics/decide.ts'
 import { isGood } from '../metrics/goodput.ts'
-import { blockedLatencySamples } from '../vitest/runtime/samples.ts'
-import type { ServeBenchResult } from '../vitest/shared/meta.ts'
+import { blockedLatencySamples } from '../metrics/result-samples.ts'
+import type { PoolingBenchResult } from '../report/result/pooling-result.ts'
+import type { BenchResult } from '../report/result/result-types.ts'
 import type { CapacityCheck, CapacitySlo } from './capacity-result.ts'
 import { latencyParts, sloText } from './slo.ts'
 
@@ -29,7 +30,7 @@ export interface ProbeVerdict {
 
 /** Every SLO checked on one (possibly extended) probe; `records` are the probe's requests, in order. */
 export function judgeProbe(
-  result: ServeBenchResult,
+  result: BenchResult | PoolingBenchResult,
   records: readonly RequestRecord[],
   slos: readonly CapacitySlo[],
   goodput: GoodputConfig | undefined,
@@ -46,7 +47,7 @@ export function combineVerdicts(verdicts: readonly Decision[]): Decision {
 }
 
 function judgeSlo(
-  result: ServeBenchResult,
+  result: BenchResult | PoolingBenchResult,
   records: readonly RequestRecord[],
   slo: CapacitySlo,
   goodput: GoodputConfig | undefined,

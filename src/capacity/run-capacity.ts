@@ -10,11 +10,11 @@
 import { performance } from 'node:perf_hooks'
 import type { BenchConfig, GoodputConfig } from '../config/bench-config.ts'
 import { formatDate, resultForFile } from '../report/result/result-json.ts'
+import type { BenchResult } from '../report/result/result-types.ts'
 import { mergeRounds } from '../runner/merge-rounds.ts'
 import { redactUrl } from '../runner/redact.ts'
 import { runBenchmark } from '../runner/run-benchmark.ts'
 import type { RunHooks, RunOutcome } from '../runner/run-types.ts'
-import { suiteResult } from '../vitest/runtime/rounds.ts'
 import { capacityAnswer } from './answer.ts'
 import type { CapacityProbe, CapacityResultFile, CapacitySlo } from './capacity-result.ts'
 import { judgeProbe } from './judge.ts'
@@ -69,7 +69,8 @@ export async function runCapacity(input: CapacityRunInput): Promise<CapacityRun>
     const atLoad = [...(round === 0 ? [] : (rounds.get(load) ?? [])), outcome]
     rounds.set(load, atLoad)
     const merged = mergeRounds(roundConfig, atLoad)
-    const result = suiteResult(merged)
+    // A multi-turn run's result carries the generation keys the SLOs read, as in suites.
+    const result = merged.kind === 'multi-turn' ? (merged.result as unknown as BenchResult) : merged.result
     modelId ||= String(result.model_id ?? '')
     const judged = judgeProbe(result, merged.records, slos, goodput, search.confidence)
     const state: ProbeState = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { BenchResult } from '../../report/result/result-types.ts'
-import { blockedLatencySamples, throughputWindows } from './samples.ts'
+import type { BenchResult } from '../report/result/result-types.ts'
+import { blockedLatencySamples, throughputWindows } from './result-samples.ts'
 
 // 16 requests at concurrency 2: two start together every 0.1 s; each takes 0.1 s, 3 tokens. #5 failed.
 function result(extra: Record<string, unknown> = {}): BenchResult {

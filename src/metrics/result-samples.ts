@@ -1,16 +1,18 @@
-import type { BlockedRun } from '../../metrics/block-bootstrap.ts'
-import { assignBlocks } from '../../metrics/blocks.ts'
-import { mean, median, percentile, std } from '../../metrics/percentile.ts'
+import type { PoolingBenchResult } from '../report/result/pooling-result.ts'
+import type { BenchResult } from '../report/result/result-types.ts'
+import type { BlockedRun } from './block-bootstrap.ts'
+import { assignBlocks } from './blocks.ts'
+import { mean, median, percentile, std } from './percentile.ts'
 import {
   steadySpan,
   type ThroughputKind,
   type TimelineRequest,
   type WindowedThroughput,
   windowThroughputs,
-} from '../../metrics/window-throughput.ts'
-import type { PoolingBenchResult } from '../../report/result/pooling-result.ts'
-import type { BenchResult } from '../../report/result/result-types.ts'
-import type { ServeBenchResult } from '../shared/meta.ts'
+} from './window-throughput.ts'
+
+/** A run's result as the verdicts read it (the suites' `ServeBenchResult`). */
+type ServeBenchResult = BenchResult | PoolingBenchResult
 
 /** Per-request latency metrics a verdict can look at. */
 export type LatencyMetric = 'ttft' | 'tpot' | 'itl' | 'e2el'

@@ -5,7 +5,9 @@
  * cannot be written is reported, never thrown over the test results.
  */
 import { basename, join, relative } from 'node:path'
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import type { ReportResult } from '../html/report-sections.ts'
+import { toPythonJson } from '../result/py-json.ts'
 import { requestsCsv } from '../summary/csv.ts'
 import type { RunEndReason, RunSummary } from '../summary/run-summary.ts'
 import { type CollectedBenchmark, runResultOf, summariseBenchmark } from '../summary/summarise.ts'
@@ -88,6 +90,9 @@ export async function writeSuiteFiles(
     history: options.history,
     html: options.html,
     results,
+    capacities: benchmarks.flatMap((b) =>
+      b.capacity ? [{ name: `${b.file} › ${b.name}`, file: b.capacity }] : [],
+    ),
     onError: options.onError,
   })
   if (run !== '') {
@@ -104,11 +109,13 @@ async function writeBenchmarkFiles(
   run: string,
   options: SuiteFilesOptions,
 ): Promise<string | null> {
+  const { name, file } = b
+  const label = slug(`${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${name}`)
+  if (b.capacity)
+    return writeCapacityFile(b.capacity, join(options.resultDir, run, `${label}.capacity.json`), options)
   const outcome = runResultOf(b)
   if (!outcome) return null
-  const { name, file } = b
   let resultFile: string | null = null
-  const label = slug(`${basename(file).replace(/\.(bench|test|spec)\.[cm]?[jt]sx?$/, '')}-${name}`)
   const what: Record<RunFile, string> = {
     result: `the result of '${name}'`,
     pytorch: `the PyTorch records of '${name}'`,
@@ -152,6 +159,21 @@ async function writeBenchmarkFiles(
     }
   }
   return resultFile
+}
+
+// A capacity search's file, as `servebench capacity --save-result` writes it; relative to the result directory.
+async function writeCapacityFile(
+  capacity: CapacityResultFile,
+  path: string,
+  options: SuiteFilesOptions,
+): Promise<string | null> {
+  try {
+    await writeReportFile(path, toPythonJson(capacity))
+    return relative(options.resultDir, path)
+  } catch (error) {
+    options.onError(`the capacity result of '${basename(path)}'`, error)
+    return null
+  }
 }
 
 function slug(text: string): string {

@@ -5,8 +5,10 @@
  * and the HTML report. It renders each with the pure summary and HTML modules and puts it on disk
  * through write.ts; the caller says which it wants.
  */
+
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { buildHtmlReport } from '../html/html-report.ts'
 import type { ReportResult } from '../html/report-sections.ts'
 import { summaryCsv } from '../summary/csv.ts'
@@ -47,6 +49,8 @@ export interface SummaryFilesOptions {
   html?: boolean
   /** The benchmarks' results, for the CSV and the HTML report. @default [] */
   results?: readonly ReportResult[]
+  /** The capacity searches, for the HTML report. @default [] */
+  capacities?: ReadonlyArray<{ name: string; file: CapacityResultFile }>
   /**
    * When given, a group of files that cannot be written (`the run summary`, `the JUnit report`,
    * `the history`, `the HTML report`) is reported here and the next groups are still written;
@@ -95,7 +99,11 @@ export async function writeSummaryFiles(summary: RunSummary, options: SummaryFil
   if (options.html) {
     await attempt('the HTML report', async () => {
       const html = buildHtmlReport(
-        { results: [...results], ...(entries ? { history: entries } : {}) },
+        {
+          results: [...results],
+          capacities: [...(options.capacities ?? [])],
+          ...(entries ? { history: entries } : {}),
+        },
         { title: 'servebench run', generatedAt: summary.date, library: await readChartLibrary() },
       )
       for (const folder of folders) await writeReportFile(join(folder, HTML_REPORT), html)

@@ -3,6 +3,7 @@
  * benchmark's verdict, its headline numbers and its result tagged with its shape. Pure: the
  * reporter collects, this decides, report/files/ writes.
  */
+import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import type { MultiTurnBenchResult } from '../result/multi-turn.ts'
 import type { PoolingBenchResult } from '../result/pooling-result.ts'
 import type { BenchResult } from '../result/result-types.ts'
@@ -39,6 +40,8 @@ export interface CollectedBenchmark {
   kind?: RunKind
   /** The stored baseline's samples (ms) by family, for the HTML report. */
   baseline?: Partial<Record<'ttft' | 'itl' | 'e2el', number[]>>
+  /** A capacity search's file (`serveBench.capacity`), written beside the results and drawn in the report. */
+  capacity?: CapacityResultFile
 }
 
 /** The benchmark's result tagged with its shape; a result without `kind` is judged by its keys. */

@@ -210,6 +210,7 @@ export class ServebenchReporter implements Reporter {
       warnings: meta.warnings ?? [],
       ...(meta.result ? { result: meta.result } : {}),
       ...(meta.kind ? { kind: meta.kind } : {}),
+      ...(meta.capacity ? { capacity: meta.capacity } : {}),
     }
     if (!this.options.html || !meta.result) return b
     const baselineDir = this.options.baselineDir || resolve(root, '__baselines__')

@@ -2,17 +2,17 @@ import { readFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 import type { CapacityAnswer } from '../../capacity/capacity-result.ts'
 import { BaselineError } from '../../errors.ts'
-import { writeFileAtomicSync } from '../../report/files/write-safe.ts'
-import { parsePythonJson } from '../../report/result/py-json.ts'
-import type { ServeBenchResult } from '../shared/meta.ts'
-import type { BaselineProvenance } from './provenance.ts'
 import {
   blockedLatencySamples,
   LATENCY_METRICS,
   THROUGHPUT_UNITS,
   type ThroughputKey,
   throughputWindows,
-} from './samples.ts'
+} from '../../metrics/result-samples.ts'
+import { writeFileAtomicSync } from '../../report/files/write-safe.ts'
+import { parsePythonJson } from '../../report/result/py-json.ts'
+import type { ServeBenchResult } from '../shared/meta.ts'
+import type { BaselineProvenance } from './provenance.ts'
 
 /**
  * Baselines on disk, one JSON file per suite file (like `__snapshots__/x.snap`), keyed by the

@@ -2,6 +2,12 @@ import { type BlockedRun, blockBootstrapChange, type ChangeEstimate } from '../.
 import { checkPasses, decideChange, type InconclusivePolicy } from '../../metrics/decide.ts'
 import { bufferStatistic, quantileLevel } from '../../metrics/fast-statistic.ts'
 import { minSamplesForUpperBound } from '../../metrics/quantile-interval.ts'
+import {
+  isBenchResult,
+  type LATENCY_METRICS,
+  METRIC_LABELS,
+  THROUGHPUT_UNITS,
+} from '../../metrics/result-samples.ts'
 import { windowRuns } from '../../metrics/window-throughput.ts'
 import type {
   BaselineExpectation,
@@ -21,7 +27,6 @@ import {
   writeBaseline,
 } from './baseline-store.ts'
 import { type BaselineProvenance, describeChanges } from './provenance.ts'
-import { isBenchResult, type LATENCY_METRICS, METRIC_LABELS, THROUGHPUT_UNITS } from './samples.ts'
 
 /** Where a benchmark's baseline lives and how `-u` / CI treat it. */
 export interface BaselineContext {

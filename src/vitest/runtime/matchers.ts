@@ -1,6 +1,14 @@
 import { inject, type RunnerTestCase } from 'vitest'
 import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import type { GoodputConfig } from '../../config/bench-config.ts'
+import {
+  isBenchResult,
+  isServeBenchResult,
+  LATENCY_METRICS,
+  METRIC_LABELS,
+  POOLING_LATENCY_METRICS,
+  statisticOf,
+} from '../../metrics/result-samples.ts'
 import { formatCheck, formatLine } from '../../report/summary/check-format.ts'
 import { worstVerdict } from '../../report/summary/verdict-marks.ts'
 import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
@@ -9,14 +17,6 @@ import { baselineFilePath, readBaseline } from './baseline-store.ts'
 import { matchCapacityBaseline } from './capacity-baseline.ts'
 import { checkSustain, isCapacityResult } from './capacity-checks.ts'
 import { baselineReplicates } from './late-results.ts'
-import {
-  isBenchResult,
-  isServeBenchResult,
-  LATENCY_METRICS,
-  METRIC_LABELS,
-  POOLING_LATENCY_METRICS,
-  statisticOf,
-} from './samples.ts'
 import { checkGoodput, checkSlo } from './slo-checks.ts'
 
 /** The part of Vitest's matcher context the matchers read. */

@@ -3,14 +3,6 @@ import type { RequestRecord } from '../../config/records.ts'
 import type { BlockedRun } from '../../metrics/block-bootstrap.ts'
 import { type BoundCheck, checkProportionBound, checkStatisticBound } from '../../metrics/bound-check.ts'
 import { isGood } from '../../metrics/goodput.ts'
-import { windowRuns } from '../../metrics/window-throughput.ts'
-import type {
-  GoodputExpectation,
-  LatencyBounds,
-  ServeBenchResult,
-  SloSpec,
-  VerdictCheck,
-} from '../shared/meta.ts'
 import {
   blockedLatencySamples,
   failedCount,
@@ -22,7 +14,15 @@ import {
   statisticOf,
   succeeded,
   throughputWindows,
-} from './samples.ts'
+} from '../../metrics/result-samples.ts'
+import { windowRuns } from '../../metrics/window-throughput.ts'
+import type {
+  GoodputExpectation,
+  LatencyBounds,
+  ServeBenchResult,
+  SloSpec,
+  VerdictCheck,
+} from '../shared/meta.ts'
 
 /**
  * The checks of `toMeetSLO` and `toHaveGoodput`, each decided with its interval

@@ -1,7 +1,7 @@
 import { percentileSorted, sum } from '../../metrics/percentile.ts'
 import { normalQuantile } from '../../metrics/proportion-interval.ts'
+import { latencySamplesMs } from '../../metrics/result-samples.ts'
 import type { ServeBenchResult } from '../shared/meta.ts'
-import { latencySamplesMs } from './samples.ts'
 
 /**
  * Vitest 5's benchmark model, as servebench fits into it: a serveBench run becomes one row of
