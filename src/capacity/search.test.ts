@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { EXAMPLE_ANSWER } from '../../test/capacity-answers.ts'
 import { decideBound } from '../metrics/decide.ts'
 import { capacityAnswer, formatCapacityLine, formatDuration } from './answer.ts'
 import type { CapacityVary } from './capacity-result.ts'
@@ -160,15 +161,7 @@ describe('formatCapacityLine', () => {
   const slos = [{ metric: 'p99_ttft_ms', bound: 500, kind: 'max' as const }]
   it('writes one actionable line', () => {
     const line = formatCapacityLine({
-      answer: {
-        value: 14.2,
-        lower: 13.1,
-        upper: 15,
-        vary: 'request-rate',
-        unit: 'req/s',
-        binding_slo: 'p99_ttft_ms:500',
-        confidence: 0.95,
-      },
+      answer: EXAMPLE_ANSWER,
       slos,
       probed: 7,
       totalRequests: 2310,

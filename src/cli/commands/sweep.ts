@@ -34,6 +34,30 @@ export interface SweepCommand {
   ) => Promise<{ experimentDir?: string; dryRun: boolean }>
 }
 
+// A command that starts servers: its flags resolved, then run; its args name the experiment folder.
+function serverRun<A extends { experimentDir?: string; dryRun: boolean }>(
+  resolve: (flags: ParsedFlags) => A,
+  run: (args: A, hooks: SweepHooks) => Promise<unknown>,
+): SweepCommand['run'] {
+  return async (flags, _positionals, hooks) => {
+    const args = resolve(flags)
+    await run(args, hooks)
+    return args
+  }
+}
+
+// A command that draws a sweep's files under OUTPUT_DIR.
+function plotRun<A extends { dryRun: boolean }>(
+  resolve: (flags: ParsedFlags, positionals: readonly string[]) => A,
+  run: (args: A, log: SweepHooks['log']) => Promise<unknown>,
+): SweepCommand['run'] {
+  return async (flags, positionals, hooks) => {
+    const args = resolve(flags, positionals)
+    await run(args, hooks.log)
+    return { dryRun: args.dryRun }
+  }
+}
+
 /** The `sweep` commands by name, as `vllm bench sweep` names them (vllm/benchmarks/sweep/cli.py). */
 export const SWEEP_COMMANDS: Record<string, SweepCommand> = {
   serve: {
@@ -43,11 +67,7 @@ export const SWEEP_COMMANDS: Record<string, SweepCommand> = {
 Runs a server command per point of a parameter grid, benchmarks it, stops it, and writes
 summary.csv, as \`vllm bench sweep serve\` does.
 `,
-    run: async (flags, _positionals, hooks) => {
-      const args = resolveSweepServeArgs(flags)
-      await runSweepServe(args, hooks)
-      return args
-    },
+    run: serverRun(resolveSweepServeArgs, runSweepServe),
   },
   serve_workload: {
     flags: SWEEP_WORKLOAD_FLAGS,
@@ -57,11 +77,7 @@ Explores the latency-throughput trade-off of each parameter point: the serial lo
 batch load (--num-prompts) first, then --workload-iters loads evenly spaced between the request
 rates (or concurrencies) they reached, as \`vllm bench sweep serve_workload\` does.
 `,
-    run: async (flags, _positionals, hooks) => {
-      const args = resolveSweepWorkloadArgs(flags, 'workload')
-      await runSweepWorkload(args, hooks)
-      return args
-    },
+    run: serverRun((flags) => resolveSweepWorkloadArgs(flags, 'workload'), runSweepWorkload),
   },
   serve_sla: {
     flags: SWEEP_SLA_FLAGS,
@@ -70,11 +86,7 @@ rates (or concurrencies) they reached, as \`vllm bench sweep serve_workload\` do
 The older name of serve_workload (\`vllm bench sweep serve_sla\`), with its flags --sla-variable
 and --sla-iters and its folder names (the variable in the bench point's name).
 `,
-    run: async (flags, _positionals, hooks) => {
-      const args = resolveSweepWorkloadArgs(flags, 'sla')
-      await runSweepWorkload(args, hooks)
-      return args
-    },
+    run: serverRun((flags) => resolveSweepWorkloadArgs(flags, 'sla'), runSweepWorkload),
   },
   startup: {
     flags: SWEEP_STARTUP_FLAGS,
@@ -84,11 +96,7 @@ Times a server command from its start to GET /health answering 200, cold (empty 
 for each point of a parameter grid, and writes vllm bench startup's keys per run and summary.csv,
 as \`vllm bench sweep startup\` does.
 `,
-    run: async (flags, _positionals, hooks) => {
-      const args = resolveSweepStartupArgs(flags)
-      await runSweepStartup(args, hooks)
-      return args
-    },
+    run: serverRun(resolveSweepStartupArgs, runSweepStartup),
   },
   plot: {
     flags: SWEEP_PLOT_FLAGS,
@@ -99,11 +107,7 @@ Draws performance curves from the summary.json files of a sweep under OUTPUT_DIR
 --fig-by group, a panel per --row-by × --col-by group, a curve per --curve-by group of --var-y
 against --var-x, as \`vllm bench sweep plot\` does.
 `,
-    run: async (flags, positionals, hooks) => {
-      const args = resolveSweepPlotArgs(flags, positionals)
-      await runSweepPlot(args, hooks.log)
-      return { dryRun: args.dryRun }
-    },
+    run: plotRun(resolveSweepPlotArgs, runSweepPlot),
   },
   plot_pareto: {
     flags: SWEEP_PLOT_PARETO_FLAGS,
@@ -113,11 +117,7 @@ against --var-x, as \`vllm bench sweep plot\` does.
 Draws the Pareto frontier between output tokens/s per user and per GPU of every run of a sweep
 under OUTPUT_DIR, in OUTPUT_DIR/pareto/PARETO.png, as \`vllm bench sweep plot_pareto\` does.
 `,
-    run: async (flags, positionals, hooks) => {
-      const args = resolveSweepPlotParetoArgs(flags, positionals)
-      await runSweepPlotPareto(args, hooks.log)
-      return { dryRun: args.dryRun }
-    },
+    run: plotRun(resolveSweepPlotParetoArgs, runSweepPlotPareto),
   },
 }
 

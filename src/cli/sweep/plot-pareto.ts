@@ -6,6 +6,7 @@ import { paretoFrontier, paretoPoints } from '../../report/result/pareto.ts'
 import type { FlagSpec } from '../flags.ts'
 import type { ParsedFlags } from '../parse-args.ts'
 import { outputDirOf, readSweepRuns } from './plot.ts'
+import { sweepFlag } from './sweep-flags.ts'
 
 /** The resolved options of `servebench sweep plot_pareto`. Python: SweepPlotParetoArgs (vllm/benchmarks/sweep/plot_pareto.py). */
 export interface SweepPlotParetoArgs {
@@ -15,15 +16,7 @@ export interface SweepPlotParetoArgs {
   dryRun: boolean
 }
 
-const f = (name: string, type: FlagSpec['type'], help: string, extra: Partial<FlagSpec> = {}): FlagSpec => ({
-  name,
-  type,
-  help,
-  group: 'Client',
-  status: 'supported',
-  parity: 'python',
-  ...extra,
-})
+const f = sweepFlag
 
 /** The flags of `vllm bench sweep plot_pareto` (its one positional argument is OUTPUT_DIR). */
 export const SWEEP_PLOT_PARETO_FLAGS: readonly FlagSpec[] = [

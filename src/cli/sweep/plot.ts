@@ -23,6 +23,7 @@ import {
   parseFilters,
   type RunRecord,
 } from './plot-filters.ts'
+import { sweepFlag } from './sweep-flags.ts'
 
 /** The resolved options of `servebench sweep plot`. Python: SweepPlotArgs (vllm/benchmarks/sweep/plot.py). */
 export interface SweepPlotArgs {
@@ -44,15 +45,7 @@ export interface SweepPlotArgs {
 
 const SCALES: readonly AxisScale[] = ['linear', 'log', 'sqrt']
 
-const f = (name: string, type: FlagSpec['type'], help: string, extra: Partial<FlagSpec> = {}): FlagSpec => ({
-  name,
-  type,
-  help,
-  group: 'Client',
-  status: 'supported',
-  parity: 'python',
-  ...extra,
-})
+const f = sweepFlag
 
 /** The flags of `vllm bench sweep plot` (its one positional argument is OUTPUT_DIR). */
 export const SWEEP_PLOT_FLAGS: readonly FlagSpec[] = [

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,7 +5,7 @@ import { mean, percentile } from '../../metrics/percentile.ts'
 import { writeReportFile } from '../../report/files/write.ts'
 import { parsePythonJson } from '../../report/result/py-json.ts'
 import { applyToCommand, pointFolderName, pythonStr, type SweepItem } from './param-sweep.ts'
-import type { SweepHooks } from './run-sweep.ts'
+import { beginBenchmark, type SweepHooks } from './run-sweep.ts'
 import { ServerProcess } from './server-process.ts'
 import { ITERATION_KEYS, type StartupIterations, type SweepStartupArgs } from './startup-flags.ts'
 import { summaryCsv } from './summary-csv.ts'
@@ -83,17 +82,9 @@ async function runStartup(
   const { log } = hooks
   const flags = Object.fromEntries(Object.entries(startup).filter(([key]) => !(key in ITERATION_KEYS)))
   const command = applyToCommand(flags, applyToCommand(serve, args.startupCommand))
-  log('[BEGIN BENCHMARK]')
-  log(`Serve overrides: ${pythonStr(serve)}`)
-  log(`Startup overrides: ${pythonStr(startup)}`)
-  log(`Run Number: ${runNumber}`)
-  log(`Benchmark command: ${pythonStr(command)}`)
-  log(`Output file: ${outputPath}`)
-  if (existsSync(outputPath)) {
-    log('Found existing results.')
-    log('[SKIPPED BENCHMARK]')
+  const overrides = [`Serve overrides: ${pythonStr(serve)}`, `Startup overrides: ${pythonStr(startup)}`]
+  if (beginBenchmark(log, overrides, runNumber, command, outputPath))
     return tagged(parsePythonJson(await readFile(outputPath, 'utf8')) as RunData, serve, startup, runNumber)
-  }
   if (args.dryRun) {
     log('[END BENCHMARK]')
     return undefined

@@ -174,16 +174,9 @@ async function runBenchmark(
     '--result-filename',
     basename(outputPath),
   ]
-  log('[BEGIN BENCHMARK]')
-  log(`Benchmark overrides: ${pythonStr(bench)}`)
-  log(`Run Number: ${runNumber}`)
-  log(`Benchmark command: ${pythonStr(command)}`)
-  log(`Output file: ${outputPath}`)
-  if (existsSync(outputPath)) {
-    log('Found existing results.')
-    log('[SKIPPED BENCHMARK]')
+  const overrides = [`Benchmark overrides: ${pythonStr(bench)}`]
+  if (beginBenchmark(log, overrides, runNumber, command, outputPath))
     return tagged(await readJson(outputPath), serve, bench, runNumber)
-  }
   if (!server) {
     if (!args.dryRun) throw new SweepStepError('ValueError', `Cannot find results at ${outputPath}`)
     log('[END BENCHMARK]')
@@ -221,4 +214,26 @@ function failure(error: unknown): { error_type: string; error: string } {
 function errorText(error: unknown): string {
   const { error_type, error: message } = failure(error)
   return `${error_type}: ${message}`
+}
+
+/**
+ * Logs a benchmark's start as upstream does (its overrides, run number, command and output file);
+ * true when the output file exists already, which a resumed sweep skips.
+ */
+export function beginBenchmark(
+  log: (line: string) => void,
+  overrides: readonly string[],
+  runNumber: number,
+  command: readonly string[],
+  outputPath: string,
+): boolean {
+  log('[BEGIN BENCHMARK]')
+  for (const line of overrides) log(line)
+  log(`Run Number: ${runNumber}`)
+  log(`Benchmark command: ${pythonStr(command)}`)
+  log(`Output file: ${outputPath}`)
+  if (!existsSync(outputPath)) return false
+  log('Found existing results.')
+  log('[SKIPPED BENCHMARK]')
+  return true
 }

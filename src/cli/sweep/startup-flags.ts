@@ -5,7 +5,7 @@ import type { FlagSpec } from '../flags.ts'
 import type { ParsedFlags } from '../parse-args.ts'
 import { parseSweepItems, type SweepItem } from './param-sweep.ts'
 import { splitShellWords } from './shell-words.ts'
-import { timestamp } from './sweep-flags.ts'
+import { sweepFlag, timestamp } from './sweep-flags.ts'
 
 /**
  * The resolved options of `servebench sweep startup`. Python: SweepStartupArgs
@@ -40,15 +40,7 @@ export const ITERATION_KEYS = {
   num_iters_warm: 'warm',
 } as const satisfies Record<string, keyof StartupIterations>
 
-const f = (name: string, type: FlagSpec['type'], help: string, extra: Partial<FlagSpec> = {}): FlagSpec => ({
-  name,
-  type,
-  help,
-  group: 'Client',
-  status: 'supported',
-  parity: 'python',
-  ...extra,
-})
+const f = sweepFlag
 
 /** The flags of `vllm bench sweep startup`, then the iteration counts of `vllm bench startup`. */
 export const SWEEP_STARTUP_FLAGS: readonly FlagSpec[] = [

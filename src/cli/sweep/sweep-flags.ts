@@ -25,7 +25,13 @@ export interface SweepServeArgs {
   resume: boolean
 }
 
-const f = (name: string, type: FlagSpec['type'], help: string, extra: Partial<FlagSpec> = {}): FlagSpec => ({
+/** A flag of a `sweep` command: upstream's, supported, in the one group the sweep help shows. */
+export const sweepFlag = (
+  name: string,
+  type: FlagSpec['type'],
+  help: string,
+  extra: Partial<FlagSpec> = {},
+): FlagSpec => ({
   name,
   type,
   help,
@@ -34,6 +40,7 @@ const f = (name: string, type: FlagSpec['type'], help: string, extra: Partial<Fl
   parity: 'python',
   ...extra,
 })
+const f = sweepFlag
 
 /** The flags of `vllm bench sweep serve`, in upstream order. */
 export const SWEEP_SERVE_FLAGS: readonly FlagSpec[] = [

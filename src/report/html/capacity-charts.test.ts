@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { EXAMPLE_ANSWER, EXAMPLE_SLOS } from '../../../test/capacity-answers.ts'
 import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { capacityFileIssues, capacitySection, capacitySentence } from './capacity-charts.ts'
 
@@ -9,16 +10,8 @@ const FILE: CapacityResultFile = {
   backend: 'openai',
   model_id: 'sim',
   base_url: 'http://127.0.0.1:8000',
-  capacity: {
-    value: 14.2,
-    lower: 13.1,
-    upper: 15,
-    vary: 'request-rate',
-    unit: 'req/s',
-    binding_slo: 'p99_ttft_ms:500',
-    confidence: 0.95,
-  },
-  slos: [{ metric: 'p99_ttft_ms', bound: 500, kind: 'max' }],
+  capacity: EXAMPLE_ANSWER,
+  slos: EXAMPLE_SLOS,
   probes: [
     [1, 'pass', 80],
     [32, 'fail', 2100],

@@ -59,6 +59,11 @@ export interface BaselineOutcome {
   notes: string[]
 }
 
+/** An outcome without checks: a baseline written, missing, outdated or stale. */
+export function bareOutcome(pass: boolean, summary: string): BaselineOutcome {
+  return { pass, verdict: pass ? 'pass' : 'fail', summary, checks: [], lines: [], notes: [] }
+}
+
 export const DEFAULT_BASELINE_METRICS = [
   'mean_ttft_ms',
   'p99_ttft_ms',
@@ -95,15 +100,7 @@ export function matchBaseline(
   const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE
   const path = baselineFilePath(ctx.baselineDir, ctx.root, ctx.file)
   const stored = readBaseline(path, ctx.name)
-  // Outcomes without checks: written, missing, outdated, stale.
-  const bare = (pass: boolean, summary: string): BaselineOutcome => ({
-    pass,
-    verdict: pass ? 'pass' : 'fail',
-    summary,
-    checks: [],
-    lines: [],
-    notes: [],
-  })
+  const bare = bareOutcome
   const failed = (summary: string): BaselineOutcome => bare(false, summary)
   const fresh = (): BaselineOutcome => {
     const runs = [result, ...(ctx.recordRuns ?? [])]

@@ -9,7 +9,7 @@
 import type { CapacityAnswer, CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { decideBound } from '../../metrics/decide.ts'
 import type { VerdictCheck } from '../shared/meta.ts'
-import { type BaselineContext, type BaselineOutcome, staleSummary } from './baseline.ts'
+import { type BaselineContext, type BaselineOutcome, bareOutcome, staleSummary } from './baseline.ts'
 import { baselineFilePath, readBaseline, writeBaseline } from './baseline-store.ts'
 
 const DEFAULT_TOLERANCE = 0.1
@@ -23,14 +23,7 @@ export function matchCapacityBaseline(
   const tolerance = validate(expectation)
   const path = baselineFilePath(ctx.baselineDir, ctx.root, ctx.file)
   const stored = readBaseline(path, ctx.name)
-  const bare = (pass: boolean, summary: string): BaselineOutcome => ({
-    pass,
-    verdict: pass ? 'pass' : 'fail',
-    summary,
-    checks: [],
-    lines: [],
-    notes: [],
-  })
+  const bare = bareOutcome
   const fresh = (): BaselineOutcome => {
     writeBaseline(path, ctx.name, {
       fingerprint: ctx.fingerprint,

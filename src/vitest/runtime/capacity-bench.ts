@@ -16,6 +16,7 @@ import { ConfigError, type ConfigIssue } from '../../errors.ts'
 import { resolveDsl } from '../../options/from-dsl.ts'
 import { runBenchmark } from '../../runner/run-benchmark.ts'
 import type { LatencyBounds, ServeBenchMeta, WorkerSettings } from '../shared/meta.ts'
+import { dslContextOf } from './dsl-context.ts'
 import { collectProvenance } from './provenance.ts'
 
 /** The SLOs of a capacity search, in the words of `toMeetSLO`. @experimental */
@@ -68,15 +69,7 @@ export function defineCapacity(api: TestLike, settingsOf: () => WorkerSettings):
     const where = `serveBench.capacity('${name}')`
     const { slo, search: searchOptions, ...serveOptions } = options
     const settings = settingsOf()
-    const { config } = resolveDsl(serveOptions, {
-      name,
-      ...(settings.baseUrl !== undefined ? { defaultBaseUrl: settings.baseUrl } : {}),
-      simulator: settings.simulator,
-      simulatorTokenizer: settings.simulatorTokenizer,
-      env: process.env,
-      ...(settings.root !== undefined ? { root: settings.root } : {}),
-      ...(settings.endpointDefaults !== undefined ? { endpointDefaults: settings.endpointDefaults } : {}),
-    })
+    const { config } = resolveDsl(serveOptions, dslContextOf(name, settings))
     const verdictOptions = resolveVerdictOptions(
       mergeVerdictOptions(inject('servebench:verdicts'), options.verdicts),
       `${where}.verdicts`,

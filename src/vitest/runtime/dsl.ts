@@ -14,6 +14,7 @@ import { runBenchmark } from '../../runner/run-benchmark.ts'
 import { segmentFileOf } from '../../runner/segment-file-of.ts'
 import type { ServeBenchMeta, ServeBenchResult, WorkerSettings } from '../shared/meta.ts'
 import { type CapacityBenchFn, defineCapacity } from './capacity-bench.ts'
+import { dslContextOf } from './dsl-context.ts'
 import { baselineReplicates, lateResults } from './late-results.ts'
 import { collectProvenance } from './provenance.ts'
 import { runInRounds, suiteResult } from './rounds.ts'
@@ -76,15 +77,7 @@ export const serveBench: ServeBench = Object.assign(define(test), {
 function define(api: TestLike): ServeBenchFn {
   return (name, options, assertions) => {
     const settings = workerSettings()
-    const { config, reword } = resolveDsl(options, {
-      name,
-      ...(settings.baseUrl !== undefined ? { defaultBaseUrl: settings.baseUrl } : {}),
-      simulator: settings.simulator,
-      simulatorTokenizer: settings.simulatorTokenizer,
-      env: process.env,
-      ...(settings.root !== undefined ? { root: settings.root } : {}),
-      ...(settings.endpointDefaults !== undefined ? { endpointDefaults: settings.endpointDefaults } : {}),
-    })
+    const { config, reword } = resolveDsl(options, dslContextOf(name, settings))
     const verdictOptions = resolveVerdictOptions(
       mergeVerdictOptions(inject('servebench:verdicts'), options.verdicts),
       `serveBench('${name}').verdicts`,

@@ -11,8 +11,15 @@ import {
 } from '../../metrics/result-samples.ts'
 import { formatCheck, formatLine } from '../../report/summary/check-format.ts'
 import { worstVerdict } from '../../report/summary/verdict-marks.ts'
-import type { GoodputExpectation, ServeBenchResult, SloSpec, Verdict, VerdictCheck } from '../shared/meta.ts'
-import { baselineLabels, matchBaseline } from './baseline.ts'
+import type {
+  GoodputExpectation,
+  ServeBenchMeta,
+  ServeBenchResult,
+  SloSpec,
+  Verdict,
+  VerdictCheck,
+} from '../shared/meta.ts'
+import { type BaselineOutcome, baselineLabels, matchBaseline } from './baseline.ts'
 import { baselineFilePath, readBaseline } from './baseline-store.ts'
 import { matchCapacityBaseline } from './capacity-baseline.ts'
 import { checkSustain, isCapacityResult } from './capacity-checks.ts'
@@ -72,21 +79,7 @@ export const servebenchMatchers = {
   toMatchBaseline(this: MatcherContext, received: unknown, expectation: unknown = {}): MatcherResult {
     if (isCapacityResult(received)) return capacityBaseline(this, received, expectation)
     const result = requireResult('toMatchBaseline', received)
-    const task = this.task
-    const meta = task?.meta.servebench
-    if (!task || !meta) {
-      throw new TypeError(
-        'toMatchBaseline works only inside serveBench assertions (it needs the benchmark name and file)',
-      )
-    }
-    const ctx = {
-      file: task.file.filepath,
-      name: task.fullTestName ?? task.name,
-      fingerprint: meta.fingerprint,
-      update: inject('servebench:update') ?? 'new',
-      baselineDir: inject('servebench:baselineDir') ?? '__baselines__',
-      root: inject('servebench:root') ?? process.cwd(),
-    }
+    const { task, meta, ctx } = baselineContextOf(this)
     // An invalid run neither records a baseline nor is compared with one.
     if (meta.invalid) {
       const summary = `Baseline invalid: ${meta.invalid}`
@@ -132,23 +125,8 @@ export const servebenchMatchers = {
       ...(meta.workload ? { workload: meta.workload } : {}),
       recordRuns: (baselineReplicates().get(task) ?? []) as ServeBenchResult[],
     })
-    if (outcome.checks.length === 0) {
-      // Written, missing, outdated or stale: no comparison, the summary says it all.
-      const recording = outcome.pass
-      meta.verdicts.push({
-        matcher: 'toMatchBaseline',
-        pass: outcome.pass !== this.isNot,
-        verdict: outcome.verdict,
-        summary: outcome.summary,
-        checks: [],
-        ...(recording ? { recording } : {}),
-      })
-      const body = [outcome.summary, ...outcome.lines].join('\n')
-      return {
-        pass: outcome.pass,
-        message: () => (this.isNot ? `expected toMatchBaseline to fail, but it passed:\n${body}` : body),
-      }
-    }
+    if (outcome.checks.length === 0)
+      return bareBaseline(this, meta, outcome, [outcome.summary, ...outcome.lines].join('\n'))
     return finish(
       this,
       'toMatchBaseline',
@@ -165,36 +143,56 @@ function capacityBaseline(
   file: CapacityResultFile,
   expectation: unknown,
 ): MatcherResult {
+  const { meta, ctx: where } = baselineContextOf(ctx)
+  const outcome = matchCapacityBaseline(file, expectation, {
+    ...where,
+    ...(meta.provenance ? { provenance: meta.provenance } : {}),
+    ...(meta.workload ? { workload: meta.workload } : {}),
+  })
+  if (outcome.checks.length > 0) return finish(ctx, 'toMatchBaseline', outcome.checks, () => outcome.summary)
+  return bareBaseline(ctx, meta, outcome, outcome.summary)
+}
+
+// The benchmark's meta and where its baseline lives; toMatchBaseline needs a serveBench task.
+function baselineContextOf(ctx: MatcherContext) {
   const task = ctx.task
   const meta = task?.meta.servebench
   if (!task || !meta)
     throw new TypeError(
       'toMatchBaseline works only inside serveBench assertions (it needs the benchmark name and file)',
     )
-  const outcome = matchCapacityBaseline(file, expectation, {
-    file: task.file.filepath,
-    name: task.fullTestName ?? task.name,
-    fingerprint: meta.fingerprint,
-    update: inject('servebench:update') ?? 'new',
-    baselineDir: inject('servebench:baselineDir') ?? '__baselines__',
-    root: inject('servebench:root') ?? process.cwd(),
-    ...(meta.provenance ? { provenance: meta.provenance } : {}),
-    ...(meta.workload ? { workload: meta.workload } : {}),
-  })
-  if (outcome.checks.length > 0) return finish(ctx, 'toMatchBaseline', outcome.checks, () => outcome.summary)
-  const recording = outcome.pass
+  return {
+    task,
+    meta,
+    ctx: {
+      file: task.file.filepath,
+      name: task.fullTestName ?? task.name,
+      fingerprint: meta.fingerprint,
+      update: inject('servebench:update') ?? 'new',
+      baselineDir: inject('servebench:baselineDir') ?? '__baselines__',
+      root: inject('servebench:root') ?? process.cwd(),
+    },
+  }
+}
+
+// A baseline written, missing, outdated or stale: no comparison, the summary says it all.
+function bareBaseline(
+  ctx: MatcherContext,
+  meta: ServeBenchMeta,
+  outcome: BaselineOutcome,
+  body: string,
+): MatcherResult {
   meta.verdicts.push({
     matcher: 'toMatchBaseline',
     pass: outcome.pass !== ctx.isNot,
     verdict: outcome.verdict,
     summary: outcome.summary,
     checks: [],
-    ...(recording ? { recording } : {}),
+    ...(outcome.pass ? { recording: true } : {}),
   })
   return {
     pass: outcome.pass,
-    message: () =>
-      ctx.isNot ? `expected toMatchBaseline to fail, but it passed:\n${outcome.summary}` : outcome.summary,
+    message: () => (ctx.isNot ? `expected toMatchBaseline to fail, but it passed:\n${body}` : body),
   }
 }
 
