@@ -6,7 +6,7 @@
  * linear between the probes around it, inside that interval. Pure.
  */
 import type { GoodputConfig } from '../config/bench-config.ts'
-import type { CapacityAnswer, CapacitySlo, CapacityVary } from './capacity-result.ts'
+import type { CapacityAnswer, CapacityResultFile, CapacitySlo, CapacityVary } from './capacity-result.ts'
 import { bracketOf, crossingOf, marginOf, type ProbeState, type SearchOutcome } from './search.ts'
 import { sloLabel } from './slo.ts'
 
@@ -103,4 +103,16 @@ export function formatDuration(seconds: number): string {
 
 function num(x: number): string {
   return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(3)))
+}
+
+/**
+ * The loads that decided the answer (the interval's ends, or the lowest load when nothing held)
+ * at which the client self-check found the client saturated: there the latencies measure the
+ * client, so the answer may be the client's capacity rather than the server's. A saturated probe
+ * elsewhere only warns.
+ */
+export function saturatedDecidingLoads(file: Pick<CapacityResultFile, 'capacity' | 'probes'>): number[] {
+  const { lower, upper } = file.capacity
+  const deciding = new Set([lower, upper].filter((x): x is number => x !== null))
+  return file.probes.filter((p) => p.client_saturated && deciding.has(p.load)).map((p) => p.load)
 }

@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { EXAMPLE_ANSWER } from '../../test/capacity-answers.ts'
 import { decideBound } from '../metrics/decide.ts'
-import { capacityAnswer, formatCapacityLine, formatDuration } from './answer.ts'
-import type { CapacityVary } from './capacity-result.ts'
+import { capacityAnswer, formatCapacityLine, formatDuration, saturatedDecidingLoads } from './answer.ts'
+import type { CapacityProbe, CapacityVary } from './capacity-result.ts'
 import { type MeasureProbe, type ProbeState, type SearchSettings, searchCapacity } from './search.ts'
 
 const BOUND = 500
@@ -200,5 +200,29 @@ describe('formatCapacityLine', () => {
       '3 min 12 s',
       '1 h 2 min',
     ])
+  })
+})
+
+describe('saturatedDecidingLoads', () => {
+  const probe = (load: number, saturated: boolean): CapacityProbe => ({
+    load,
+    verdict: 'pass',
+    num_requests: 100,
+    duration_s: 5,
+    checks: [],
+    result: {},
+    ...(saturated ? { client_saturated: true } : {}),
+  })
+
+  it('names a saturated client only at the loads that decided the answer', () => {
+    const probes = [probe(32, true), probe(13.1, false), probe(15, true), probe(14, true)]
+    expect(saturatedDecidingLoads({ capacity: EXAMPLE_ANSWER, probes })).toEqual([15])
+    const clean = probes.map((p) => (p.load === 15 ? probe(15, false) : p))
+    expect(saturatedDecidingLoads({ capacity: EXAMPLE_ANSWER, probes: clean })).toEqual([])
+  })
+
+  it('names the lowest load when nothing held there', () => {
+    const none = { ...EXAMPLE_ANSWER, value: null, lower: null, upper: 1 }
+    expect(saturatedDecidingLoads({ capacity: none, probes: [probe(1, true), probe(8, true)] })).toEqual([1])
   })
 })

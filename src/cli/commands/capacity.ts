@@ -1,4 +1,4 @@
-import { formatCapacityLine } from '../../capacity/answer.ts'
+import { formatCapacityLine, saturatedDecidingLoads } from '../../capacity/answer.ts'
 import type { CapacityProbe, CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { resolveCapacitySearch } from '../../capacity/options.ts'
 import { runCapacity } from '../../capacity/run-capacity.ts'
@@ -103,6 +103,13 @@ export async function runCapacityCommand(argv: readonly string[]): Promise<numbe
       console.error(`servebench: interrupted; the result holds the ${file.search.probed} loads probed`)
       exitSoonAfterInterrupt()
       return EXIT_CODES.interrupted
+    }
+    const clientBound = saturatedDecidingLoads(file)
+    if (clientBound.length > 0 && config.clientCheck === 'fail') {
+      console.error(
+        `servebench: FAILED: the client was saturated at ${clientBound.join(', ')} ${unit}, a load that decided the answer: the capacity found may be the client's, not the server's (--client-threads, --segment or a quieter machine; --client-check warn to accept it)`,
+      )
+      return EXIT_CODES.clientSaturated
     }
     return file.capacity.value === null ? EXIT_CODES.verdictFailed : EXIT_CODES.ok
   } finally {

@@ -5,6 +5,7 @@
  * file's shape) to the assertions, where `toSustain` and `toMatchBaseline` judge it.
  */
 import { inject, type TestContext } from 'vitest'
+import { saturatedDecidingLoads } from '../../capacity/answer.ts'
 import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { type CapacitySearchOptions, resolveCapacitySearch } from '../../capacity/options.ts'
 import { runCapacity } from '../../capacity/run-capacity.ts'
@@ -115,7 +116,11 @@ export function defineCapacity(api: TestLike, settingsOf: () => WorkerSettings):
       })
       if (settings.simulator && meta.provenance.server) meta.provenance.server.host = 'embedded simulator'
       const saturated = run.file.probes.filter((p) => p.client_saturated).map((p) => p.load)
-      if (saturated.length > 0)
+      const clientBound = saturatedDecidingLoads(run.file)
+      // As for every benchmark: a client that set the latencies where they decide makes the run invalid.
+      if (clientBound.length > 0 && verdictOptions.clientCheck === 'fail')
+        meta.invalid = `the client was saturated at ${clientBound.join(', ')} ${run.file.capacity.unit}, a load that decided the answer: the capacity found may be the client's`
+      else if (saturated.length > 0)
         meta.warnings = [
           `client self-check: the client was saturated at ${saturated.join(', ')} ${run.file.capacity.unit}; those probes measured the client`,
         ]

@@ -80,18 +80,7 @@ export const servebenchMatchers = {
     if (isCapacityResult(received)) return capacityBaseline(this, received, expectation)
     const result = requireResult('toMatchBaseline', received)
     const { task, meta, ctx } = baselineContextOf(this)
-    // An invalid run neither records a baseline nor is compared with one.
-    if (meta.invalid) {
-      const summary = `Baseline invalid: ${meta.invalid}`
-      meta.verdicts.push({
-        matcher: 'toMatchBaseline',
-        pass: this.isNot,
-        verdict: 'invalid',
-        summary,
-        checks: [],
-      })
-      return { pass: false, message: () => summary }
-    }
+    if (meta.invalid) return invalidBaseline(this, meta, meta.invalid)
     // A probe between rounds only compares: it writes nothing, and notes that the final pass will.
     if (meta.probing && willRecord(ctx)) {
       // The metrics it will compare, as passing checks: the client self-check reads their scale.
@@ -144,6 +133,7 @@ function capacityBaseline(
   expectation: unknown,
 ): MatcherResult {
   const { meta, ctx: where } = baselineContextOf(ctx)
+  if (meta.invalid) return invalidBaseline(ctx, meta, meta.invalid)
   const outcome = matchCapacityBaseline(file, expectation, {
     ...where,
     ...(meta.provenance ? { provenance: meta.provenance } : {}),
@@ -173,6 +163,13 @@ function baselineContextOf(ctx: MatcherContext) {
       root: inject('servebench:root') ?? process.cwd(),
     },
   }
+}
+
+// An invalid run neither records a baseline nor is compared with one.
+function invalidBaseline(ctx: MatcherContext, meta: ServeBenchMeta, reason: string): MatcherResult {
+  const summary = `Baseline invalid: ${reason}`
+  meta.verdicts.push({ matcher: 'toMatchBaseline', pass: ctx.isNot, verdict: 'invalid', summary, checks: [] })
+  return { pass: false, message: () => summary }
 }
 
 // A baseline written, missing, outdated or stale: no comparison, the summary says it all.
