@@ -9,7 +9,7 @@
  * The simulator runs in its own process (`servebench sim`), so its steps do not wait on the client's
  * event loop. `CAPACITY_REPEATS` (default 5) repeats the search; `CAPACITY_SCALE` (default 1)
  * multiplies the scan's loads and requests per load (0.5 halves them on a slow machine).
- * `CAPACITY_PROFILES=decode,kv` picks profiles.
+ * `CAPACITY_PROFILES=decode,kv-cache` picks profiles.
  */
 import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
