@@ -37,6 +37,8 @@ export function runVitest(
   project: string,
   args: string[],
   env: Record<string, string | undefined> = {},
+  /** When the child is killed: a safety net against a hung run, not a bound on its time. */
+  timeoutMs = 90_000,
 ): Promise<VitestRun> {
   if (E2E_ROOT === undefined && !existsSync(new URL('../dist/vitest/index.js', import.meta.url))) {
     throw new Error('dist/ is missing: run `npm run build` before the e2e tests')
@@ -60,7 +62,7 @@ export function runVitest(
     execFile(
       NODE,
       [VITEST, ...args, '-c', config],
-      { cwd: ROOT, env: childEnv, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: ROOT, env: childEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
         resolve({ code, output: `${stdout}\n${stderr}` })
