@@ -1,11 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { ConfigError, type ConfigIssue } from '../../errors.ts'
 import type { FlagSpec } from '../flags.ts'
 import type { ParsedFlags } from '../parse-args.ts'
-import { parseSweepItems, type SweepItem } from './param-sweep.ts'
-import { splitShellWords } from './shell-words.ts'
-import { sweepFlag, timestamp } from './sweep-flags.ts'
+import type { SweepItem } from './param-sweep.ts'
+import { checkExperimentFolder, experimentFolder, sweepFlag, sweepFlagReader } from './sweep-flags.ts'
 
 /**
  * The resolved options of `servebench sweep startup`. Python: SweepStartupArgs
@@ -102,43 +99,8 @@ export const SWEEP_STARTUP_FLAGS: readonly FlagSpec[] = [
 /** Validates the flags; every issue at once. `now` names the experiment when `-e` is not given. */
 export function resolveSweepStartupArgs(flags: ParsedFlags, now: Date = new Date()): SweepStartupArgs {
   const issues: ConfigIssue[] = []
-  const text = (name: string): string | undefined => {
-    const value = flags.get(name)
-    return typeof value === 'string' ? value : undefined
-  }
-  const int = (name: string, fallback: number, min: number): number => {
-    const raw = text(name)
-    if (raw === undefined) return fallback
-    const value = Number(raw)
-    if (!Number.isInteger(value) || value < min) {
-      issues.push({ path: name, message: `must be an integer of at least ${min} (got ${raw})` })
-      return fallback
-    }
-    return value
-  }
-  const params = (name: string): SweepItem[] => {
-    const path = text(name)
-    if (path === undefined) return [{}]
-    try {
-      return parseSweepItems(JSON.parse(readFileSync(path, 'utf8')), name)
-    } catch (error) {
-      if (error instanceof ConfigError) issues.push(...error.issues)
-      else issues.push({ path: name, message: `cannot read ${path}: ${(error as Error).message}` })
-      return [{}]
-    }
-  }
-  let startupCommand: string[] = []
-  const raw = text('--startup-cmd')
-  if (raw === undefined) {
-    issues.push({ path: '--startup-cmd', message: 'is required (the server command, as one quoted string)' })
-  } else {
-    try {
-      startupCommand = splitShellWords(raw, '--startup-cmd')
-      if (startupCommand.length === 0) issues.push({ path: '--startup-cmd', message: 'is empty' })
-    } catch (error) {
-      issues.push(...(error as ConfigError).issues)
-    }
-  }
+  const { int, words, params } = sweepFlagReader(flags, issues)
+  const startupCommand = words('--startup-cmd', 'the server command')
   const startupParams = params('--startup-params')
   for (const item of startupParams) {
     for (const key of Object.keys(ITERATION_KEYS)) {
@@ -151,13 +113,12 @@ export function resolveSweepStartupArgs(flags: ParsedFlags, now: Date = new Date
       }
     }
   }
-  const resume = flags.has('--resume')
-  const experimentDir = join(text('--output-dir') ?? 'results', text('--experiment-name') ?? timestamp(now))
+  const folder = experimentFolder(flags, now)
   const args: SweepStartupArgs = {
     startupCommand,
     serveParams: params('--serve-params'),
     startupParams,
-    experimentDir,
+    experimentDir: folder.experimentDir,
     numRuns: int('--num-runs', 1, 1),
     iters: {
       cold: int('--num-iters-cold', 3, 0),
@@ -167,7 +128,7 @@ export function resolveSweepStartupArgs(flags: ParsedFlags, now: Date = new Date
     serverReadyTimeoutS: int('--server-ready-timeout', 300, 1),
     showStdout: flags.has('--show-stdout'),
     dryRun: flags.has('--dry-run'),
-    resume,
+    resume: folder.resume,
   }
   if (args.iters.cold + args.iters.warm === 0) {
     issues.push({
@@ -175,18 +136,7 @@ export function resolveSweepStartupArgs(flags: ParsedFlags, now: Date = new Date
       message: 'and --num-iters-warm are both 0: nothing would be measured',
     })
   }
-  // Python: resolve_experiment_dir.
-  if (resume && !existsSync(experimentDir)) {
-    issues.push({
-      path: '--resume',
-      message: `needs an existing experiment folder (${experimentDir} does not exist)`,
-    })
-  } else if (!resume && existsSync(experimentDir)) {
-    issues.push({
-      path: '--experiment-name',
-      message: `names an existing folder (${experimentDir}); pass --resume to continue it, or another name`,
-    })
-  }
+  checkExperimentFolder(folder, issues)
   if (issues.length > 0) throw new ConfigError(issues)
   return args
 }

@@ -104,6 +104,37 @@ export const SWEEP_SERVE_FLAGS: readonly FlagSpec[] = [
 /** Validates the parsed flags; every issue at once. `now` names the experiment when `-e` is not given. */
 export function resolveSweepServeArgs(flags: ParsedFlags, now: Date = new Date()): SweepServeArgs {
   const issues: ConfigIssue[] = []
+  const { text, int, words, params } = sweepFlagReader(flags, issues)
+  let linkVars: Array<[string, string]> = []
+  try {
+    linkVars = parseLinkVars(text('--link-vars') ?? '')
+  } catch (error) {
+    issues.push(...(error as ConfigError).issues)
+  }
+  const folder = experimentFolder(flags, now)
+  const args: SweepServeArgs = {
+    serveCommand: words('--serve-cmd', 'the command'),
+    benchCommand: words('--bench-cmd', 'the command'),
+    afterBenchCommand: words('--after-bench-cmd'),
+    showStdout: flags.has('--show-stdout'),
+    serverReadyTimeoutS: int('--server-ready-timeout', 300, 1),
+    serveParams: params('--serve-params'),
+    benchParams: params('--bench-params'),
+    linkVars,
+    experimentDir: folder.experimentDir,
+    numRuns: int('--num-runs', 3, 1),
+    warmupNumPrompts: int('--warmup-num-prompts', 0, 0),
+    continueOnError: flags.has('--continue-on-error'),
+    dryRun: flags.has('--dry-run'),
+    resume: folder.resume,
+  }
+  checkExperimentFolder(folder, issues)
+  if (issues.length > 0) throw new ConfigError(issues)
+  return args
+}
+
+/** The readers of a sweep command's flags; each problem is pushed to `issues`. */
+export function sweepFlagReader(flags: ParsedFlags, issues: ConfigIssue[]) {
   const text = (name: string): string | undefined => {
     const value = flags.get(name)
     return typeof value === 'string' ? value : undefined
@@ -118,10 +149,11 @@ export function resolveSweepServeArgs(flags: ParsedFlags, now: Date = new Date()
     }
     return value
   }
-  const words = (name: string, required: boolean): string[] => {
+  // A command as one quoted string; `required` names what it is when it must be given.
+  const words = (name: string, required?: string): string[] => {
     const raw = text(name)
     if (raw === undefined) {
-      if (required) issues.push({ path: name, message: 'is required (the command, as one quoted string)' })
+      if (required) issues.push({ path: name, message: `is required (${required}, as one quoted string)` })
       return []
     }
     try {
@@ -144,31 +176,21 @@ export function resolveSweepServeArgs(flags: ParsedFlags, now: Date = new Date()
       return [{}]
     }
   }
-  let linkVars: Array<[string, string]> = []
-  try {
-    linkVars = parseLinkVars(text('--link-vars') ?? '')
-  } catch (error) {
-    issues.push(...(error as ConfigError).issues)
-  }
-  const resume = flags.has('--resume')
+  return { text, int, words, params }
+}
+
+/** `<--output-dir>/<--experiment-name>` (the name `now` when none is given), and whether it is resumed. */
+export function experimentFolder(flags: ParsedFlags, now: Date): { experimentDir: string; resume: boolean } {
+  const { text } = sweepFlagReader(flags, [])
   const experimentDir = join(text('--output-dir') ?? 'results', text('--experiment-name') ?? timestamp(now))
-  const args: SweepServeArgs = {
-    serveCommand: words('--serve-cmd', true),
-    benchCommand: words('--bench-cmd', true),
-    afterBenchCommand: words('--after-bench-cmd', false),
-    showStdout: flags.has('--show-stdout'),
-    serverReadyTimeoutS: int('--server-ready-timeout', 300, 1),
-    serveParams: params('--serve-params'),
-    benchParams: params('--bench-params'),
-    linkVars,
-    experimentDir,
-    numRuns: int('--num-runs', 3, 1),
-    warmupNumPrompts: int('--warmup-num-prompts', 0, 0),
-    continueOnError: flags.has('--continue-on-error'),
-    dryRun: flags.has('--dry-run'),
-    resume,
-  }
-  // Python: resolve_experiment_dir.
+  return { experimentDir, resume: flags.has('--resume') }
+}
+
+/** Python's resolve_experiment_dir: `--resume` needs the folder, and a new run refuses an existing one. */
+export function checkExperimentFolder(
+  { experimentDir, resume }: { experimentDir: string; resume: boolean },
+  issues: ConfigIssue[],
+): void {
   if (resume && !existsSync(experimentDir)) {
     issues.push({
       path: '--resume',
@@ -180,8 +202,6 @@ export function resolveSweepServeArgs(flags: ParsedFlags, now: Date = new Date()
       message: `names an existing folder (${experimentDir}); pass --resume to continue it, or another name`,
     })
   }
-  if (issues.length > 0) throw new ConfigError(issues)
-  return args
 }
 
 /** `YYYYMMDD_HHMMSS` in local time, as Python's `datetime.now().strftime("%Y%m%d_%H%M%S")`. */

@@ -9,7 +9,7 @@ import { saturatedDecidingLoads } from '../../capacity/answer.ts'
 import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
 import { type CapacitySearchOptions, resolveCapacitySearch } from '../../capacity/options.ts'
 import { runCapacity } from '../../capacity/run-capacity.ts'
-import { parseSlos } from '../../capacity/slo.ts'
+import { parseSlos, SLO_LATENCY_METRICS } from '../../capacity/slo.ts'
 import type { ServeBenchOptions } from '../../config/dsl-options.ts'
 import { configWorkload, fingerprintOf } from '../../config/fingerprint.ts'
 import { mergeVerdictOptions, resolveVerdictOptions } from '../../config/verdict-options.ts'
@@ -61,8 +61,6 @@ type TestLike = (
   options: { timeout?: number; meta?: { servebench?: ServeBenchMeta } },
   fn: (context: TestContext) => Promise<void>,
 ) => void
-
-const SLO_LATENCY = ['ttft', 'tpot', 'itl', 'e2el'] as const
 
 /** Builds `serveBench.capacity` over a Vitest test API and the worker's settings. */
 export function defineCapacity(api: TestLike, settingsOf: () => WorkerSettings): CapacityBenchFn {
@@ -143,7 +141,7 @@ function sloTexts(slo: unknown, path: string, issues: ConfigIssue[]): string[] {
   }
   const texts: string[] = []
   for (const [key, value] of Object.entries(slo)) {
-    if ((SLO_LATENCY as readonly string[]).includes(key)) {
+    if ((SLO_LATENCY_METRICS as readonly string[]).includes(key)) {
       if (typeof value !== 'object' || value === null) {
         issues.push({ path: `${path}.${key}`, message: 'must be an object of bounds such as { p99: 500 }' })
         continue
@@ -155,7 +153,7 @@ function sloTexts(slo: unknown, path: string, issues: ConfigIssue[]): string[] {
     else
       issues.push({
         path: `${path}.${key}`,
-        message: 'is not an SLO (valid: ttft, tpot, itl, e2el, errorRate, goodput)',
+        message: `is not an SLO (valid: ${SLO_LATENCY_METRICS.join(', ')}, errorRate, goodput)`,
       })
   }
   if (texts.length === 0 && issues.length === 0) issues.push({ path, message: 'names no SLO' })
