@@ -3,6 +3,7 @@ import type { HttpTransport } from '../../src/config/bench-config.ts'
 import { runBenchmark } from '../../src/runner/run-benchmark.ts'
 import type { CapturedRequest } from '../backends/script-server.ts'
 import { configFrom } from '../faults/fault-helpers.ts'
+import { hostileFlags } from './hostile-helpers.ts'
 
 /** Writes `piece` forever, as fast as the client reads, until the client goes away; 404 off the generation path. */
 export function endless(request: CapturedRequest, response: ServerResponse, piece: string): void {
@@ -19,26 +20,11 @@ export function endless(request: CapturedRequest, response: ServerResponse, piec
   write()
 }
 
+/** A two-request run against `baseUrl`, in this process, with the hostile tests' model and tokenizer. */
 export function runAgainst(
   baseUrl: string,
   transport: HttpTransport = 'auto',
 ): ReturnType<typeof runBenchmark> {
-  return runBenchmark(
-    configFrom([
-      '--http-transport',
-      transport,
-      '--base-url',
-      baseUrl,
-      '--model',
-      'hostile/model',
-      '--tokenizer',
-      'cl100k_base',
-      '--random-input-len',
-      '16',
-      '--random-output-len',
-      '4',
-      '--num-prompts',
-      '2',
-    ]),
-  )
+  const [, ...flags] = hostileFlags(baseUrl, ['--num-prompts', '2', '--http-transport', transport])
+  return runBenchmark(configFrom(flags))
 }
