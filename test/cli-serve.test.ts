@@ -110,7 +110,7 @@ describe('servebench serve against the simulator', () => {
       { env: { HF_HOME: tmpDir, HF_HUB_OFFLINE: '1' } },
     )
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain('Cannot load a tokenizer for "cl100k_bse":')
+    expect(run.stderr).toContain('servebench: Cannot load a tokenizer for "cl100k_bse":')
     expect(run.stderr).toContain('  - tiktoken: not a built-in encoding (')
     expect(run.stderr).toContain('  - local file: ')
     expect(run.stderr).toContain(`  - Hugging Face cache: cl100k_bse is not in ${tmpDir}`)
@@ -260,25 +260,6 @@ describe('servebench serve with bad input', () => {
     expect(run.code).toBe(2)
     expect(run.stderr).toBe(
       'servebench: --max-concurency is not a servebench serve flag; did you mean --max-concurrency? (see --help)\n',
-    )
-  })
-
-  test('a tokenizer named with --tokenizer that loads from nowhere exits 2, without falling back to /tokenize', async ({
-    sim,
-  }) => {
-    const run = await runCli([
-      'serve',
-      '--base-url',
-      sim.url,
-      '--tokenizer',
-      'cl100k_bse',
-      '--num-prompts',
-      '2',
-    ])
-    expect(run.code).toBe(2)
-    expect(run.stderr).toContain('servebench: Cannot load a tokenizer for "cl100k_bse":')
-    expect(run.stderr).toContain(
-      '- server: not tried for a named tokenizer (pass --tokenizer server to use /tokenize)',
     )
   })
 
