@@ -16,6 +16,7 @@ import { request } from 'undici'
 import { defaultBenchConfig } from '../src/config/defaults.ts'
 import type { ClientHealthSummary } from '../src/metrics/client-health.ts'
 import { runBenchmark } from '../src/runner/run-benchmark.ts'
+import { blockEventLoop } from './block-event-loop.ts'
 import { startSimProcess } from './client-overhead.ts'
 import {
   allCells,
@@ -196,15 +197,4 @@ function busyLoops(count: number): ChildProcess[] {
   return Array.from({ length: count }, () =>
     spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
   )
-}
-
-/** Blocks this thread for `blockMs` every `everyMs`, as CPU-bound work beside the client would. */
-function blockEventLoop(blockMs: number, everyMs: number): () => void {
-  const timer = setInterval(() => {
-    const until = performance.now() + blockMs
-    while (performance.now() < until) {
-      // busy
-    }
-  }, everyMs)
-  return () => clearInterval(timer)
 }

@@ -2,23 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect } from 'vitest'
+import { blockEventLoop } from '../../perf/block-event-loop.ts'
 import { runBenchmark } from '../../src/runner/run-benchmark.ts'
 import { configFrom, smallRunFlags } from '../faults/fault-helpers.ts'
 import { readOnlyResult, runCli, test } from '../helpers.ts'
 import { onQuietMachine } from './cpu-share.ts'
 
 // Serial project: these runs measure the client's own timing, so nothing else may run beside them.
-
-/** Blocks this thread for `blockMs` every `everyMs`, as a CPU-bound neighbour in the client would. */
-function blockEventLoop(blockMs: number, everyMs: number): () => void {
-  const timer = setInterval(() => {
-    const until = performance.now() + blockMs
-    while (performance.now() < until) {
-      // busy
-    }
-  }, everyMs)
-  return () => clearInterval(timer)
-}
 
 // 40 requests at 20 req/s: about two seconds of open-loop traffic.
 const openLoop = (url: string): string[] =>
