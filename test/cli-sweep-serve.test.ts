@@ -1,16 +1,8 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect } from 'vitest'
 import { BIN, runCli, test } from './helpers.ts'
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+import { freePort } from './server-helpers.ts'
 
 // `servebench sweep serve` with `servebench sim` as the served command (vllm bench sweep serve).
 describe('servebench sweep serve', () => {

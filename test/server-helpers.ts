@@ -5,7 +5,7 @@ import {
   type RequestListener,
   type Server,
 } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, createServer as createNetServer } from 'node:net'
 
 /** A `node:http` server started by a test. */
 export interface TestServer {
@@ -81,4 +81,13 @@ export async function startRecordingProxy(
     })
   })
   return { ...proxy, calls }
+}
+
+/** A port free on 127.0.0.1 a moment ago, for a command that must be told its port (a served command). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }

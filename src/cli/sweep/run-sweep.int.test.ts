@@ -1,21 +1,14 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../../test/server-helpers.ts'
 import { runSweepServe } from './run-sweep.ts'
 import type { SweepServeArgs } from './sweep-flags.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'servebench-sweep-int-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 function isListening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
