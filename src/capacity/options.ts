@@ -36,6 +36,44 @@ export interface ResolvedCapacitySearch extends SearchSettings {
 
 export const CAPACITY_VARIES: readonly CapacityVary[] = ['request-rate', 'max-concurrency']
 
+/** serve flags the search sets itself, or that make a run that is not one probe. */
+const SET_BY_THE_SEARCH: Readonly<Record<string, string>> = {
+  '--num-prompts': 'the search sizes each probe: use --probe-requests and --budget-requests',
+  '--num-runs': 'a capacity search runs its own probes',
+  '--sweep-max-concurrency': 'a capacity search chooses its own loads (--vary max-concurrency)',
+  '--sweep-request-rate': 'a capacity search chooses its own loads (--vary request-rate)',
+  '--ramp-up-strategy': 'each probe holds one load',
+  '--multi-turn': 'a capacity search probes independent requests',
+  '--segment': 'a capacity search runs from one process',
+  '--append-result': 'the capacity result is one file',
+  '--save-detailed': "each probe's result is saved without per-request arrays",
+  '--plot-timeline': 'a capacity search has many runs; use servebench report on its result',
+  '--plot-dataset-stats': 'a capacity search has many runs',
+  '--compare': 'compare saved results with servebench compare',
+}
+
+/**
+ * The serve flags a capacity search refuses, given as flags (`servebench capacity`) or as the DSL
+ * options of `serveBench.capacity` turned into flags: those it sets itself (the size of a probe,
+ * the varied load) and those that make a run that is not one probe. `door` names what they are not.
+ */
+export function refusedServeFlags(
+  flags: { has(name: string): boolean },
+  vary: CapacityVary | undefined,
+  door: string,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  for (const [name, why] of Object.entries(SET_BY_THE_SEARCH))
+    if (flags.has(name)) issues.push({ path: name, message: `is not a ${door}: ${why}` })
+  const varied = vary === 'max-concurrency' ? '--max-concurrency' : '--request-rate'
+  if (flags.has(varied))
+    issues.push({
+      path: varied,
+      message: `is what the search varies (--vary ${vary ?? 'request-rate'}); set its range with --min-load and --max-load`,
+    })
+  return issues
+}
+
 export const DEFAULT_CAPACITY_SEARCH = {
   vary: 'request-rate' as CapacityVary,
   minLoad: 1,
@@ -114,4 +152,18 @@ export function resolveCapacitySearch(
       message: `must be above 0.5 and below 1, such as 0.95 (got ${confidence})`,
     })
   return { vary: v, minLoad, maxLoad, precision, probeRequests, maxProbeRequests, budgetRequests, confidence }
+}
+
+/** {@link refusedServeFlags} for `serveBench.capacity`: the search's own flags named as its `search` fields. */
+export function refusedCapacityOptions(
+  flags: { has(name: string): boolean },
+  vary: CapacityVary | undefined,
+): ConfigIssue[] {
+  return refusedServeFlags(flags, vary, 'serveBench.capacity option').map((issue) => ({
+    ...issue,
+    message: issue.message.replace(
+      /--(vary|min-load|max-load|probe-requests|budget-requests)\b/g,
+      (_, flag: string) => `search.${flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())}`,
+    ),
+  }))
 }

@@ -3,7 +3,11 @@
  * budget. The command reads them with serve's table (endpoint, dataset, load shape, output), and
  * `npm run docs:cli` writes their table into docs/capacity.md.
  */
-import { type CapacitySearchOptions, DEFAULT_CAPACITY_SEARCH } from '../capacity/options.ts'
+import {
+  type CapacitySearchOptions,
+  DEFAULT_CAPACITY_SEARCH,
+  refusedServeFlags,
+} from '../capacity/options.ts'
 import { VALID_SLO_METRICS } from '../capacity/slo.ts'
 import { ConfigError, type ConfigIssue } from '../errors.ts'
 import { type FlagSpec, SERVE_FLAGS } from './flags.ts'
@@ -71,22 +75,6 @@ export const CAPACITY_FLAGS: readonly FlagSpec[] = [
   ),
 ]
 
-/** serve flags the search sets itself, or that make a run that is not one probe. */
-const REFUSED: Readonly<Record<string, string>> = {
-  '--num-prompts': 'the search sizes each probe: use --probe-requests and --budget-requests',
-  '--num-runs': 'a capacity search runs its own probes',
-  '--sweep-max-concurrency': 'a capacity search chooses its own loads (--vary max-concurrency)',
-  '--sweep-request-rate': 'a capacity search chooses its own loads (--vary request-rate)',
-  '--ramp-up-strategy': 'each probe holds one load',
-  '--multi-turn': 'a capacity search probes independent requests',
-  '--segment': 'a capacity search runs from one process',
-  '--append-result': 'the capacity result is one file',
-  '--save-detailed': "each probe's result is saved without per-request arrays",
-  '--plot-timeline': 'a capacity search has many runs; use servebench report on its result',
-  '--plot-dataset-stats': 'a capacity search has many runs',
-  '--compare': 'compare saved results with servebench compare',
-}
-
 /** The whole table `servebench capacity` reads: its own flags, then serve's. */
 export const CAPACITY_COMMAND_FLAGS: readonly FlagSpec[] = [...CAPACITY_FLAGS, ...SERVE_FLAGS]
 
@@ -129,14 +117,7 @@ export function takeCapacityFlags(
     const value = num(name)
     if (value !== undefined) (search as Record<string, unknown>)[field] = value
   }
-  for (const [name, why] of Object.entries(REFUSED))
-    if (flags.has(name)) issues.push({ path: name, message: `is not a servebench capacity flag: ${why}` })
-  const varied = search.vary === 'max-concurrency' ? '--max-concurrency' : '--request-rate'
-  if (flags.has(varied))
-    issues.push({
-      path: varied,
-      message: `is what the search varies (--vary ${search.vary ?? 'request-rate'}); set its range with --min-load and --max-load`,
-    })
+  issues.push(...refusedServeFlags(flags, search.vary, 'servebench capacity flag'))
   return { slos, search }
 }
 

@@ -29,11 +29,13 @@ export function benchConfigFromDsl(options: ServeBenchOptions, ctx: DslContext):
 export function resolveDsl(
   options: ServeBenchOptions,
   ctx: DslContext,
+  /** Issues with the options as flags, before they are resolved (a face that refuses some); named in DSL words. */
+  checkFlags?: (flags: { has(name: string): boolean }) => ConfigIssue[],
 ): { config: BenchConfig; reword: (text: string) => string } {
   const door = dslToFlags(options, ctx)
   const rename = dslNamer(ctx.name, door.paths, door.words)
   let config: BenchConfig | undefined
-  let issues = door.issues
+  let issues = [...door.issues, ...(checkFlags?.(door.flags) ?? []).map(rename)]
   try {
     config = resolveServeFlags(door.flags, door.env)
   } catch (error) {

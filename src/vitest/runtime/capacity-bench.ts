@@ -7,7 +7,11 @@
 import { inject, type TestContext } from 'vitest'
 import { saturatedDecidingLoads } from '../../capacity/answer.ts'
 import type { CapacityResultFile } from '../../capacity/capacity-result.ts'
-import { type CapacitySearchOptions, resolveCapacitySearch } from '../../capacity/options.ts'
+import {
+  type CapacitySearchOptions,
+  refusedCapacityOptions,
+  resolveCapacitySearch,
+} from '../../capacity/options.ts'
 import { runCapacity } from '../../capacity/run-capacity.ts'
 import { parseSlos, SLO_LATENCY_METRICS } from '../../capacity/slo.ts'
 import type { ServeBenchOptions } from '../../config/dsl-options.ts'
@@ -68,7 +72,10 @@ export function defineCapacity(api: TestLike, settingsOf: () => WorkerSettings):
     const where = `serveBench.capacity('${name}')`
     const { slo, search: searchOptions, ...serveOptions } = options
     const settings = settingsOf()
-    const { config } = resolveDsl(serveOptions, dslContextOf(name, settings))
+    // What `servebench capacity` refuses is refused here too, in the DSL's words.
+    const refused = (flags: { has(name: string): boolean }) =>
+      refusedCapacityOptions(flags, searchOptions?.vary)
+    const { config } = resolveDsl(serveOptions, dslContextOf(name, settings), refused)
     const verdictOptions = resolveVerdictOptions(
       mergeVerdictOptions(inject('servebench:verdicts'), options.verdicts),
       `${where}.verdicts`,
